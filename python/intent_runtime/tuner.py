@@ -1,0 +1,257 @@
+"""Per-runtime-shape autotuning for generated kernels (tuning.md section 6)."""
+from __future__ import annotations
+
+import os
+import statistics
+import threading
+import time
+import warnings
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+
+import torch
+
+from .keys import (args_device, canonical_json, device_key, interpreter_mode,
+                   runtime_key, tuning_key)
+from .store import Store, StoreError, resolve_store
+from .trial_state import TrialState
+
+# A timer measures one candidate: timer(launch, restore, config) -> [ms, ...]
+# Contract: it must call restore() before EVERY launch() (warm-up included)
+# and must not time restore().
+Timer = Callable[[Callable[[], None], Callable[[], None], dict], List[float]]
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return max(1, int(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def cpu_timer(launch, restore, config, reps: Optional[int] = None, warmup: int = 1) -> List[float]:
+    """time.perf_counter timing for CPU / TRITON_INTERPRET (few reps)."""
+    reps = reps or _env_int("INTENT_TUNE_REPS", 3)
+    for _ in range(warmup):
+        restore()
+        launch()
+    out = []
+    for _ in range(reps):
+        restore()
+        t0 = time.perf_counter()
+        launch()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def cuda_timer(launch, restore, config, reps: Optional[int] = None, warmup_ms: float = 25.0,
+               rep_ms: float = 100.0) -> List[float]:
+    """CUDA-event timing in the style of triton.testing.do_bench, but with a
+    restore before every launch (outside the timed event pair)."""
+    # warm-up / estimate
+    restore()
+    launch()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    n_est = 3
+    s.record()
+    for _ in range(n_est):
+        launch()  # estimate only (restore is not timed; contents don't matter for the estimate)
+    e.record()
+    torch.cuda.synchronize()
+    est = max(s.elapsed_time(e) / n_est, 1e-4)
+    if reps is None:
+        env = os.environ.get("INTENT_TUNE_REPS")
+        reps = int(env) if env else int(min(max(rep_ms / est, 5), 200))
+    n_warm = int(min(max(warmup_ms / est, 1), 50))
+    for _ in range(n_warm):
+        restore()
+        launch()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        restore()
+        starts[i].record()
+        launch()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [a.elapsed_time(b) for a, b in zip(starts, ends)]
+
+
+def default_timer(args: Sequence[Any]) -> Timer:
+    dev = args_device(args)
+    if dev is not None and dev.type == "cuda" and not interpreter_mode():
+        return cuda_timer
+    return cpu_timer
+
+
+def _fmt_cfg(c: dict) -> str:
+    return canonical_json(c)
+
+
+class TunedKernel:
+    """Autotune a generated kernel once per runtime key and remember the winner.
+
+    name         kernel name (diagnostics only)
+    artifact_key compiled-candidate identity (the intentc cache key)
+    candidates   list of JSON-serializable config dicts
+    run          run(config, args) launches one candidate on args (a list)
+    access       per-argument access mode: "in" | "out" | "inout" | "scalar"
+    store        winner store; None -> resolve_store() from the environment
+    timer        timer(launch, restore, config) -> [ms...]; None -> CUDA events / perf_counter
+    retune       measure again and replace stored winners (also INTENT_RETUNE=1)
+    specialize   scalar argument indices keyed by value (see keys.runtime_key_parts)
+    """
+
+    def __init__(self, name: str, artifact_key: str, candidates: Sequence[dict],
+                 run: Callable[[dict, list], None], access: Sequence[str],
+                 store: Optional[Store] = None, timer: Optional[Timer] = None,
+                 retune: Optional[bool] = None, specialize: Optional[Iterable[int]] = None):
+        if not candidates:
+            raise ValueError(f"{name}: no candidates")
+        self.name = name
+        self.artifact_key = artifact_key
+        self.candidates = [dict(c) for c in candidates]
+        self._canon = [canonical_json(c) for c in self.candidates]
+        if len(set(self._canon)) != len(self._canon):
+            raise ValueError(f"{name}: duplicate candidate configs")
+        self.run = run
+        self.access = list(access)
+        self._store = store
+        self.timer = timer
+        if retune is None:
+            retune = os.environ.get("INTENT_RETUNE", "0") not in ("", "0")
+        self.retune = retune
+        self.specialize = None if specialize is None else list(specialize)
+        self.stats = {"tunings": 0, "trials": 0, "hits": 0, "timed": 0, "store_errors": 0}
+        self.last_timings: List[dict] = []
+        self._winners: Dict[str, dict] = {}
+        self._retuned = set()
+        self._lock = threading.RLock()
+
+    # -- store ----------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = resolve_store()
+        return self._store
+
+    def key_for(self, args: Sequence[Any]):
+        rk = runtime_key(args, self.access, self.specialize)
+        return tuning_key(self.artifact_key, rk, device_key(args_device(args)))
+
+    # -- public API ---------------------------------------------------------------
+    def __call__(self, *args):
+        args = list(args)
+        winner = self._resolve(args)
+        self.run(winner, args)
+
+    def prepare(self, *args) -> dict:
+        """Resolve (tuning if needed, caller's state restored) without the final launch."""
+        return self._resolve(list(args))
+
+    # -- internals -----------------------------------------------------------------
+    def _resolve(self, args: list) -> dict:
+        if len(args) != len(self.access):
+            raise TypeError(f"{self.name}: expected {len(self.access)} arguments, got {len(args)}")
+        if len(self.candidates) == 1:
+            return self.candidates[0]
+        tk = self.key_for(args)
+        with self._lock:
+            w = self._winners.get(tk.digest)
+            if w is not None:
+                self.stats["hits"] += 1
+                return w
+            retune = self.retune and tk.digest not in self._retuned
+            stored = None
+            if not retune:
+                try:
+                    stored = self.store.get(tk.digest)
+                except StoreError as e:
+                    self.stats["store_errors"] += 1
+                    stored = None
+            known: Dict[str, dict] = {}
+            if stored:
+                for t in stored.get("candidates") or []:
+                    known[canonical_json(t["config"])] = t
+            missing = [i for i, k in enumerate(self._canon) if k not in known]
+            if stored and stored.get("found") and not missing:
+                sw = canonical_json(stored["winner"])
+                if sw in self._canon:
+                    w = self.candidates[self._canon.index(sw)]
+                    self._winners[tk.digest] = w
+                    self.stats["hits"] += 1
+                    return w
+            w = self._tune(tk, args, known, missing, retune)
+            self._winners[tk.digest] = w
+            if retune:
+                self._retuned.add(tk.digest)
+            return w
+
+    def _tune(self, tk, args, known, missing, retune) -> dict:
+        self.stats["tunings"] += 1
+        timer = self.timer or default_timer(args)
+        measured: List[dict] = []
+        if missing:
+            state = TrialState(args, self.access)
+            try:
+                for i in missing:
+                    cfg = self.candidates[i]
+
+                    def launch(cfg=cfg):
+                        self.stats["trials"] += 1
+                        self.run(cfg, args)
+
+                    self.stats["timed"] += 1
+                    try:
+                        samples = list(timer(launch, state.restore, cfg))
+                        if not samples:
+                            raise RuntimeError("timer returned no samples")
+                        measured.append({"config": cfg, "median_ms": float(statistics.median(samples)),
+                                         "spread_ms": float(max(samples) - min(samples)),
+                                         "status": "ok", "message": None})
+                    except Exception as e:  # a failing candidate is skipped, not fatal
+                        msg = f"{type(e).__name__}: {e}"
+                        measured.append({"config": cfg, "median_ms": None, "spread_ms": None,
+                                         "status": "failed", "message": msg})
+                        if torch.cuda.is_available() and not interpreter_mode():
+                            try:
+                                torch.cuda.synchronize()
+                            except Exception:
+                                pass
+            finally:
+                # the caller's state carries no trial effect, whatever happened
+                state.restore_all()
+                state.release()
+        # results over the *current* candidate set
+        by_key = dict(known)
+        for t in measured:
+            by_key[canonical_json(t["config"])] = t
+        current = [by_key[k] for k in self._canon]
+        self.last_timings = current
+        ok = [t for t in current if t["status"] == "ok" and t["median_ms"] is not None]
+        if not ok:
+            if measured:
+                self._record(tk, measured, None, retune)  # remember failures (no winner)
+            lines = "\n".join(f"  {_fmt_cfg(t['config'])}: {t.get('message') or 'failed'}" for t in current)
+            raise RuntimeError(f"{self.name}: every tuning candidate failed "
+                               f"(tuning key {tk.digest[:16]}):\n{lines}")
+        best = min(ok, key=lambda t: t["median_ms"])
+        winner = best["config"]
+        if measured or retune:
+            stored_w = self._record(tk, measured, winner, retune)
+            if stored_w is not None:
+                sk = canonical_json(stored_w)
+                if sk in self._canon:
+                    idx = self._canon.index(sk)
+                    if current[idx]["status"] == "ok":
+                        winner = self.candidates[idx]
+        return self.candidates[self._canon.index(canonical_json(winner))]
+
+    def _record(self, tk, measured, winner, retune):
+        try:
+            return self.store.record(tk.digest, tk.artifact_key, tk.runtime_key, tk.device,
+                                     measured, winner, retune)
+        except StoreError as e:
+            self.stats["store_errors"] += 1
+            warnings.warn(f"intent_runtime: {self.name}: could not record winner: {e}")
+            return None
