@@ -47,18 +47,19 @@ def cuda_timer(launch, restore, config, reps: Optional[int] = None, warmup_ms: f
                rep_ms: float = 100.0) -> List[float]:
     """CUDA-event timing in the style of triton.testing.do_bench, but with a
     restore before every launch (outside the timed event pair)."""
-    # warm-up / estimate
+    # warm-up, then estimate the launch time (restore before every launch, never timed)
     restore()
     launch()
     torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     n_est = 3
-    s.record()
-    for _ in range(n_est):
-        launch()  # estimate only (restore is not timed; contents don't matter for the estimate)
-    e.record()
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n_est)]
+    for s, e in ev:
+        restore()
+        s.record()
+        launch()
+        e.record()
     torch.cuda.synchronize()
-    est = max(s.elapsed_time(e) / n_est, 1e-4)
+    est = max(sum(s.elapsed_time(e) for s, e in ev) / n_est, 1e-4)
     if reps is None:
         env = os.environ.get("INTENT_TUNE_REPS")
         reps = int(env) if env else int(min(max(rep_ms / est, 5), 200))
