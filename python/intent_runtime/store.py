@@ -116,6 +116,10 @@ class Store:
         self._mem: Dict[str, dict] = {}
         self._lock = threading.Lock()
 
+    def lookup(self, key) -> Optional[dict]:
+        """Lookup by a keys.TuningKey (backends keyed by the readable parts override this)."""
+        return self.get(getattr(key, "digest", key))
+
     def get(self, tuning_key: str) -> Optional[dict]:
         with self._lock:
             r = self._mem.get(tuning_key)
@@ -158,16 +162,53 @@ class SqliteStore(Store):
         except sqlite3.Error as e:
             raise StoreError(f"sqlite {self.db_path}: {e}") from e
 
+    def _schema(self, con) -> str:
+        cols = {r[1] for r in con.execute("PRAGMA table_info(tuning_keys)")}
+        if {"id", "device_name", "device_capability"} <= cols:
+            return "intentc-v1"      # cache-schema/001_initial.sql (C++ side)
+        return "runtime"             # SCHEMA_SQL below
+
+    def lookup(self, key) -> Optional[dict]:
+        """Reads both SCHEMA_SQL (keyed by digest) and the intentc cache index
+        (cache-schema/001_initial.sql: keyed by artifact_key, runtime_key,
+        device_name, device_capability; device 'name|capability')."""
+        if not hasattr(key, "digest"):
+            return self.get(key)
+        try:
+            with contextlib.closing(self._connect()) as con:
+                if self._schema(con) != "intentc-v1":
+                    return self._get(con, key.digest)
+                name, _, cap = key.device.rpartition("|")
+                row = con.execute(
+                    "SELECT id FROM tuning_keys WHERE artifact_key = ? AND runtime_key = ? AND "
+                    "device_name = ? AND device_capability = ?",
+                    (key.artifact_key, key.runtime_key, name, cap)).fetchone()
+                if row is None:
+                    return None
+                w = con.execute("SELECT candidate_index, config_json FROM winner WHERE tuning_key_id = ?",
+                                (row[0],)).fetchone()
+                rows = con.execute("SELECT config_json, median_ms, spread_ms, status, message "
+                                   "FROM candidate_timings WHERE tuning_key_id = ?", (row[0],)).fetchall()
+        except sqlite3.Error as e:
+            raise StoreError(f"sqlite {self.db_path}: {e}") from e
+        winner = json.loads(w[1]) if w is not None and w[0] is not None and w[0] >= 0 else None
+        cands = [{"config": json.loads(c), "median_ms": m, "spread_ms": sp, "status": st, "message": msg or None}
+                 for (c, m, sp, st, msg) in rows]
+        return {"found": winner is not None, "winner": winner, "candidates": cands}
+
     def get(self, tuning_key: str) -> Optional[dict]:
         try:
             with contextlib.closing(self._connect()) as con:
-                row = con.execute("SELECT winner_config FROM tuning_keys WHERE tuning_key = ?",
-                                  (tuning_key,)).fetchone()
-                rows = con.execute(
-                    "SELECT config, median_ms, spread_ms, status, message FROM candidate_timings "
-                    "WHERE tuning_key = ?", (tuning_key,)).fetchall()
+                return self._get(con, tuning_key)
         except sqlite3.Error as e:
             raise StoreError(f"sqlite {self.db_path}: {e}") from e
+
+    def _get(self, con, tuning_key: str) -> Optional[dict]:
+        row = con.execute("SELECT winner_config FROM tuning_keys WHERE tuning_key = ?",
+                          (tuning_key,)).fetchone()
+        rows = con.execute(
+            "SELECT config, median_ms, spread_ms, status, message FROM candidate_timings "
+            "WHERE tuning_key = ?", (tuning_key,)).fetchall()
         if row is None and not rows:
             return None
         winner = json.loads(row[0]) if row and row[0] else None
@@ -405,10 +446,13 @@ class FallbackStore(Store):
         self.writer = writer
 
     def get(self, tuning_key: str) -> Optional[dict]:
+        return self.lookup(tuning_key)
+
+    def lookup(self, key) -> Optional[dict]:
         partial = None
         for r in self.readers:
             try:
-                res = r.get(tuning_key)
+                res = r.lookup(key) if hasattr(r, "lookup") else r.get(getattr(key, "digest", key))
             except StoreError:
                 continue
             if res is None:

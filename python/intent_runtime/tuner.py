@@ -166,7 +166,8 @@ class TunedKernel:
             stored = None
             if not retune:
                 try:
-                    stored = self.store.get(tk.digest)
+                    st = self.store
+                    stored = st.lookup(tk) if hasattr(st, "lookup") else st.get(tk.digest)
                 except StoreError as e:
                     self.stats["store_errors"] += 1
                     stored = None

@@ -240,3 +240,33 @@ def test_resolve_store_modes(tmp_path, short_dir, monkeypatch):
     monkeypatch.setenv("INTENTC_SOCKET", os.path.join(short_dir, "gone.sock"))
     with pytest.warns(UserWarning, match="INTENT_CACHE_DIR"):
         assert type(resolve_store()) is MemoryStore
+
+
+# --------------------------------------------------------------------------- intentc cache index schema
+_MIGRATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                          "cache-schema", "001_initial.sql")
+
+
+@pytest.mark.skipif(not os.path.exists(_MIGRATION), reason="cache-schema/001_initial.sql not present")
+def test_sqlite_reads_intentc_cache_index_schema(tmp_path):
+    db = str(tmp_path / "index.sqlite")
+    con = sqlite3.connect(db)
+    con.executescript(open(_MIGRATION).read())
+    x, y = torch.ones(16), torch.empty(16)
+    calls = []
+    k = make_kernel(SqliteStore(db, readonly=True), calls)
+    tk = k.key_for([x, y])
+    name, _, cap = tk.device.rpartition("|")
+    con.execute("INSERT INTO tuning_keys (id, artifact_key, runtime_key, device_name, device_capability)"
+                " VALUES (1, ?, ?, ?, ?)", (tk.artifact_key, tk.runtime_key, name, cap))
+    for i, c in enumerate(CANDS):
+        con.execute("INSERT INTO candidate_timings VALUES (1, ?, ?, ?, 0.1, 'ok', '')",
+                    (i, json.dumps(c), 1.0 + i))
+    con.execute("INSERT INTO winner VALUES (1, 2, ?, 0, 'h')", (json.dumps(CANDS[2]),))
+    con.commit()
+    con.close()
+    k(x, y)
+    assert calls == [CANDS[2]] and k.stats["tunings"] == 0 and k.stats["hits"] == 1
+    # through the auto-resolved fallback as well
+    fb = FallbackStore([JsonFileStore(str(tmp_path / "p.json")), SqliteStore(db)], None)
+    assert fb.lookup(tk)["winner"] == CANDS[2]
