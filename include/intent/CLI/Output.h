@@ -1,0 +1,28 @@
+//===- Output.h - writing compile results -----------------------*- C++ -*-===//
+#ifndef INTENT_CLI_OUTPUT_H
+#define INTENT_CLI_OUTPUT_H
+
+#include "intent/Driver/Driver.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace intent::cli {
+
+/// kernel -> file name -> written path
+using WrittenFiles = std::map<std::string, std::map<std::string, std::string>>;
+
+/// Writes every kernel's files under `dir` (`dir/<kernel>/` when there are
+/// several kernels). Each directory is filled in a temporary sibling and renamed
+/// into place, so a failure leaves no half-written artifact.
+bool writeArtifacts(const std::string &dir, const driver::CompileResult &res,
+                    WrittenFiles &written, std::string &error);
+
+/// {"kernels": [{"name","family","candidates","files","key","cache"}]}
+nlohmann::ordered_json compileSummaryJson(const driver::CompileResult &res,
+                                          const WrittenFiles &written);
+
+} // namespace intent::cli
+
+#endif

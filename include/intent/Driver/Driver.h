@@ -1,0 +1,74 @@
+//===- Driver.h - the one compile entry point -------------------*- C++ -*-===//
+//
+// CLI, server and prebuild all compile through compile(); there is no second
+// compile path. A request carries content, never paths the server would have to
+// resolve: the client reads the KIR and tuning-config files.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INTENT_DRIVER_DRIVER_H
+#define INTENT_DRIVER_DRIVER_H
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace intent::driver {
+
+enum class Stage { KIR, Shared, Provider, Full };
+std::optional<Stage> parseStage(const std::string &s);
+const char *stageName(Stage s);
+
+struct CompileRequest {
+  std::string source;      ///< KIR text
+  std::string sourceName;  ///< shown in diagnostics (the path the client read)
+  std::optional<std::string> kernel; ///< only this kernel; default all
+  std::string target = "triton";
+  std::optional<std::string> arch; ///< default per target
+  std::map<std::string, std::string> defines;
+  std::optional<std::string> tuningConfig;     ///< override file content
+  std::string tuningConfigName = "<tuning-config>"; ///< shown in diagnostics
+  Stage stage = Stage::Full;
+  bool printIRAfterAll = false; ///< --mlir-print-ir-after-all (to the log)
+};
+
+/// One generated file: name within the artifact directory and content.
+struct ArtifactFile {
+  std::string name;
+  std::string content;
+};
+
+struct KernelResult {
+  std::string name;
+  std::string family;      ///< empty before the shared stage
+  int candidates = 0;
+  std::vector<ArtifactFile> files;
+  std::string key;         ///< artifact cache key
+  std::vector<std::pair<std::string, std::string>> keyComponents; ///< name -> digest
+  std::string cacheStatus = "off"; ///< hit | miss | off
+  std::string entryDir;    ///< cache entry directory when cached
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string diagnostics; ///< formatted FILE:LINE:COL: error: ... lines
+  std::string log;         ///< pass/IR log (--mlir-print-ir-after-all etc.)
+  std::string stageText;   ///< IR of every selected kernel at the stop stage
+  std::vector<KernelResult> kernels;
+};
+
+/// Resolved tool paths and defaults shared by every compile.
+struct Environment {
+  std::string configDir; ///< bundled configs/ (targets.json, <provider>.json)
+};
+
+/// Compiles one request completely in memory (no files written).
+CompileResult compile(const CompileRequest &req, const Environment &env);
+
+/// Locates the bundled configs/ directory: $INTENT_CONFIG_DIR, then
+/// <exe>/../share/intentc/configs, then the source tree's configs/.
+std::string defaultConfigDir();
+
+} // namespace intent::driver
+
+#endif

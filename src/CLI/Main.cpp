@@ -1,0 +1,53 @@
+//===- Main.cpp - intentc command line ------------------------------------===//
+#include "intent/CLI/Main.h"
+#include "intent/CLI/Commands.h"
+#include "intent/Support/Identity.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+using namespace intent;
+
+std::optional<std::string> cli::readFileOrReport(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
+  if (!buf) {
+    llvm::errs() << path << ": error: cannot read file: " << buf.getError().message() << "\n";
+    return std::nullopt;
+  }
+  return (*buf)->getBuffer().str();
+}
+
+int cli::main(int argc, char **argv) {
+  CLI::App app{"intentc: the Intent kernel compiler and compile server"};
+  app.set_version_flag("--version", std::string("intentc ") + support::versionString());
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  struct Entry {
+    CLI::App *sub;
+    Action action;
+  };
+  std::vector<std::pair<CLI::App *, Action>> commands;
+  auto add = [&](const char *name, const char *help, Action (*reg)(CLI::App &)) {
+    CLI::App *sub = app.add_subcommand(name, help);
+    commands.emplace_back(sub, reg(*sub));
+  };
+  add("verify", "Parse and verify KIR files", registerVerify);
+  add("compile", "Compile a KIR file for a provider", registerCompile);
+  add("info", "Show version, build id and bundled configuration paths", registerInfo);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  for (auto &[sub, action] : commands)
+    if (sub->parsed())
+      return action();
+  return 2;
+}

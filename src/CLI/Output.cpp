@@ -1,0 +1,125 @@
+//===- Output.cpp - writing compile results --------------------------------===//
+#include "intent/CLI/Output.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
+
+using namespace intent;
+
+static bool writeFile(const std::string &path, const std::string &content, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return false;
+  }
+  os << content;
+  os.close();
+  if (os.has_error()) {
+    error = "cannot write " + path + ": " + os.error().message();
+    os.clear_error();
+    return false;
+  }
+  return true;
+}
+
+/// Fills `final` atomically: files go into a temporary sibling which replaces
+/// `final` by rename.
+static bool writeDirAtomically(const std::string &final, const driver::KernelResult &k,
+                               std::map<std::string, std::string> &paths, std::string &error) {
+  llvm::SmallString<256> parent(llvm::sys::path::parent_path(final));
+  if (parent.empty())
+    parent = ".";
+  if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+    error = "cannot create " + std::string(parent) + ": " + ec.message();
+    return false;
+  }
+  std::string tmp = final + ".tmp-" + std::to_string(::getpid());
+  llvm::sys::fs::remove_directories(tmp);
+  if (std::error_code ec = llvm::sys::fs::create_directories(tmp)) {
+    error = "cannot create " + tmp + ": " + ec.message();
+    return false;
+  }
+  for (const auto &f : k.files)
+    if (!writeFile(tmp + "/" + f.name, f.content, error)) {
+      llvm::sys::fs::remove_directories(tmp);
+      return false;
+    }
+  // Replace an existing artifact directory: move it aside first.
+  std::string old = final + ".old-" + std::to_string(::getpid());
+  bool hadOld = llvm::sys::fs::exists(final);
+  if (hadOld && llvm::sys::fs::rename(final, old)) {
+    error = "cannot replace " + final;
+    llvm::sys::fs::remove_directories(tmp);
+    return false;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, final)) {
+    error = "cannot publish " + final + ": " + ec.message();
+    if (hadOld)
+      llvm::sys::fs::rename(old, final);
+    llvm::sys::fs::remove_directories(tmp);
+    return false;
+  }
+  if (hadOld)
+    llvm::sys::fs::remove_directories(old);
+  for (const auto &f : k.files)
+    paths[f.name] = final + "/" + f.name;
+  return true;
+}
+
+bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &res,
+                         WrittenFiles &written, std::string &error) {
+  llvm::SmallString<256> abs(dir);
+  llvm::sys::fs::make_absolute(abs);
+  bool perKernel = res.kernels.size() > 1;
+  if (!perKernel) {
+    // One kernel: the files go directly into DIR (which may already hold others).
+    if (std::error_code ec = llvm::sys::fs::create_directories(abs)) {
+      error = "cannot create directory: " + ec.message();
+      return false;
+    }
+    const auto &k = res.kernels.front();
+    std::string tmp = std::string(abs) + "/.intentc-tmp-" + std::to_string(::getpid());
+    std::map<std::string, std::string> paths;
+    if (!writeDirAtomically(tmp, k, paths, error))
+      return false;
+    for (const auto &f : k.files) {
+      std::string dst = std::string(abs) + "/" + f.name;
+      if (std::error_code ec = llvm::sys::fs::rename(tmp + "/" + f.name, dst)) {
+        error = "cannot publish " + dst + ": " + ec.message();
+        llvm::sys::fs::remove_directories(tmp);
+        return false;
+      }
+      written[k.name][f.name] = dst;
+    }
+    llvm::sys::fs::remove_directories(tmp);
+    return true;
+  }
+  for (const auto &k : res.kernels)
+    if (!writeDirAtomically(std::string(abs) + "/" + k.name, k, written[k.name], error))
+      return false;
+  return true;
+}
+
+nlohmann::ordered_json cli::compileSummaryJson(const driver::CompileResult &res,
+                                               const WrittenFiles &written) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto &k : res.kernels) {
+    nlohmann::ordered_json files = nlohmann::ordered_json::object();
+    auto it = written.find(k.name);
+    for (const auto &f : k.files)
+      files[f.name] = it != written.end() && it->second.count(f.name) ? it->second.at(f.name)
+                                                                      : std::string();
+    kernels.push_back({{"name", k.name},
+                       {"family", k.family},
+                       {"candidates", k.candidates},
+                       {"files", files},
+                       {"key", k.key},
+                       {"cache", k.cacheStatus}});
+  }
+  return {{"kernels", kernels}};
+}
