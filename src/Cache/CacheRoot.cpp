@@ -14,9 +14,9 @@ EnvLookup processEnv() {
 }
 
 static std::string stripTrailingSlashes(std::string p) {
-  while (p.size() > 1 && p.back() == '/')
+  while (!p.empty() && p.back() == '/')
     p.pop_back();
-  return p;
+  return p; // "/" becomes "", so "<p>/sub" stays a clean absolute path
 }
 
 Expected<std::string> resolveCacheRoot(const EnvLookup &env) {
@@ -26,7 +26,8 @@ Expected<std::string> resolveCacheRoot(const EnvLookup &env) {
                        "or unset it");
     if ((*dir)[0] != '/')
       return makeError("INTENT_CACHE_DIR must be an absolute path, got '" + *dir + "'");
-    return stripTrailingSlashes(*dir);
+    std::string root = stripTrailingSlashes(*dir);
+    return root.empty() ? std::string("/") : root;
   }
   if (auto xdg = env("XDG_CACHE_HOME"); xdg && !xdg->empty() && (*xdg)[0] == '/')
     return stripTrailingSlashes(*xdg) + "/intentdsl";

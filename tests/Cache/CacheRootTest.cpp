@@ -52,6 +52,8 @@ TEST_CASE("cache root: HOME fallback and no HOME") {
   auto r = resolveCacheRoot(fakeEnv({{"HOME", "/home/u"}}));
   REQUIRE(r.ok());
   CHECK(*r == "/home/u/.cache/intentdsl");
+  CHECK(*resolveCacheRoot(fakeEnv({{"HOME", "/"}})) == "/.cache/intentdsl");
+  CHECK(*resolveCacheRoot(fakeEnv({{"XDG_CACHE_HOME", "/"}})) == "/intentdsl");
   auto none = resolveCacheRoot(fakeEnv({}));
   CHECK_FALSE(none.ok());
   CHECK_FALSE(none.error().empty());
