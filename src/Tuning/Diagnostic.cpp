@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -23,6 +24,9 @@ std::string Diagnostic::str() const {
 }
 
 Expected<std::string> readFile(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Diagnostic{path, "", 0, 0, std::string("cannot read file: ") + std::strerror(EISDIR)};
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cassert>
+
 namespace intent::tuning {
 
 using detail::appendIndex;
@@ -229,6 +231,7 @@ Expected<Override> loadOverride(const std::string &path) {
 }
 
 EffectiveTable applyOverride(const ProfileTable &defaults, const Override *ov, Provider provider) {
+  assert(defaults.provider == provider && "default table of another provider");
   EffectiveTable out;
   out.provider = provider;
   for (const std::string &family : familiesFor(provider)) {

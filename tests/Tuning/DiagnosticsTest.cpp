@@ -44,6 +44,9 @@ TEST_CASE("diagnostic: unreadable file") {
   REQUIRE_FALSE(t.ok());
   CHECK(t.error().line == 0);
   CHECK(t.error().jsonPath.empty());
+  auto dir = readFile(INTENT_SOURCE_DIR);
+  REQUIRE_FALSE(dir.ok());
+  CHECK(dir.error().message == "cannot read file: Is a directory");
   auto f = readFile("/nonexistent-intentc-dir/x");
   REQUIRE_FALSE(f.ok());
   CHECK(f.error().message == "cannot read file: No such file or directory");
