@@ -374,15 +374,17 @@ ParseResult ExtentOp::parse(OpAsmParser &p, OperationState &s) {
 }
 
 void ExtentOp::print(OpAsmPrinter &p) {
-  p << " " << getView() << "[" << getAxis() << "]";
+  p << " " << getView() << "[" << getAxisAttr().getInt() << "]";
   p.printOptionalAttrDict((*this)->getAttrs(), {"axis"});
   p << " : " << getView().getType();
 }
 
 LogicalResult ExtentOp::verify() {
   int64_t rank = cast<ViewType>(getView().getType()).getRank();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError() << "axis " << getAxis() << " is out of range for rank " << rank;
+  // The I64Attr getter is unsigned; read the signed value so -1 is reported as -1.
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is out of range for rank " << rank;
   return success();
 }
 
@@ -501,15 +503,16 @@ ParseResult IotaOp::parse(OpAsmParser &p, OperationState &s) {
 }
 
 void IotaOp::print(OpAsmPrinter &p) {
-  p << " dim " << getDim();
+  p << " dim " << getDimAttr().getInt();
   p.printOptionalAttrDict((*this)->getAttrs(), {"dim"});
   p << " : " << getType();
 }
 
 LogicalResult IotaOp::verify() {
   auto t = cast<KTensor>(getType());
-  if (getDim() < 0 || getDim() >= t.getRank())
-    return emitOpError() << "dim " << getDim() << " is out of range for rank " << t.getRank();
+  int64_t dim = getDimAttr().getInt(); // signed: the getter is unsigned
+  if (dim < 0 || dim >= t.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for rank " << t.getRank();
   if (!isIntegerLike(t.getElementType()) || t.getElementType().isInteger(1))
     return emitOpError() << "coordinates need an integer element type, got " << t.getElementType();
   return success();
@@ -864,7 +867,7 @@ ParseResult ScanOp::parse(OpAsmParser &p, OperationState &s) {
 void ScanOp::print(OpAsmPrinter &p) {
   if (auto k = getKind())
     p << " " << stringifyReduceKind(*k);
-  p << " " << getInputs() << " dim " << getDim();
+  p << " " << getInputs() << " dim " << getDimAttr().getInt();
   if (getExclusive())
     p << " exclusive";
   if (getReverse())
@@ -887,8 +890,9 @@ LogicalResult ScanOp::verify() {
   for (Value v : getInputs())
     if (cast<KTensor>(v.getType()).getShape() != first.getShape())
       return emitOpError() << "all operands must have the same shape";
-  if (getDim() < 0 || getDim() >= first.getRank())
-    return emitOpError() << "scanned dim " << getDim() << " is out of range for rank "
+  int64_t dim = getDimAttr().getInt(); // signed: the getter is unsigned
+  if (dim < 0 || dim >= first.getRank())
+    return emitOpError() << "scanned dim " << dim << " is out of range for rank "
                          << first.getRank();
   if (getResultTypes() != getInputs().getTypes())
     return emitOpError() << "results must have the operand types";
