@@ -40,6 +40,7 @@ int cli::main(int argc, char **argv) {
   add("verify", "Parse and verify KIR files", registerVerify);
   add("compile", "Compile a KIR file for a provider", registerCompile);
   add("info", "Show version, build id and bundled configuration paths", registerInfo);
+  add("cache", "Inspect and maintain the artifact cache", registerCache);
 
   try {
     app.parse(argc, argv);
