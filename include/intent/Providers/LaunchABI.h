@@ -1,0 +1,60 @@
+//===- LaunchABI.h - the public launch(...) ABI shared by all Python providers -===//
+//
+// Every Python provider (reference, triton) exposes `launch(<KIR arguments in
+// order>)`. The argument checks and the ABI metadata are generated here once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INTENT_PROVIDERS_LAUNCHABI_H
+#define INTENT_PROVIDERS_LAUNCHABI_H
+
+#include "intent/KIR/KIR.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace intent::providers {
+
+/// torch dtype spelling of a KIR element type ("torch.float16", ...).
+std::string torchDType(mlir::Type t);
+
+/// Python source of `_check_args(<args>)`: validates that every view argument is
+/// a torch.Tensor of the right dtype and rank, that static extents match, that
+/// equal symbols have equal extents, that `contiguous` views have unit last
+/// stride, that scalars are Python numbers, and that no written view overlaps
+/// any other argument's memory. Raises TypeError/ValueError with clear messages.
+/// Returns a dict mapping every extent symbol to its runtime value.
+std::string emitArgumentChecks(intent::kir::KernelOp kernel);
+
+/// Comma-separated Python parameter list of launch(...) in KIR order.
+std::string launchParameterList(intent::kir::KernelOp kernel);
+
+/// One launch parameter: the KIR argument index and its Python name (the KIR
+/// name, or the KIR name + "_" when it is not a usable Python identifier:
+/// keywords, `torch`, `math`, `triton`, `tl`, `compute_dtype`, names starting
+/// with '_'; `argN` when the KIR name is not an identifier at all).
+/// Constexpr arguments left unspecialized are not parameters.
+struct LaunchParameter {
+  unsigned argIndex;
+  std::string name;
+};
+std::vector<LaunchParameter> launchParameters(intent::kir::KernelOp kernel);
+
+/// Symbols in first-appearance order over the view arguments (KIR order).
+std::vector<std::string> extentSymbols(intent::kir::KernelOp kernel);
+
+/// Python literal of a KIR shape for launchers: `[_sym["M"], 4]` (uses the
+/// dict returned by `_check_args`, named `symbolsVar`).
+std::string pythonShape(llvm::ArrayRef<mlir::Attribute> shape, llvm::StringRef symbolsVar = "_sym");
+
+/// ABI metadata: {"parameters": [{"name","kind":"view"|"scalar","dtype","shape":[...],
+/// "access","contiguous"}...], "symbols": [...]} in KIR order.
+/// Each parameter also has "torch_dtype" ("torch.float32") and "kir_name" (the
+/// KIR argument name, which differs from "name" only when renamed, see
+/// launchParameters); "symbol_bindings" maps each symbol to its
+/// [{"parameter", "axis"}...] occurrences.
+nlohmann::ordered_json abiMetadata(intent::kir::KernelOp kernel);
+
+} // namespace intent::providers
+
+#endif
