@@ -58,12 +58,12 @@ ParseResult KernelOp::parse(OpAsmParser &p, OperationState &s) {
   function_interface_impl::addArgAndResultAttrs(b, s, args, {}, getArgAttrsAttrName(s.name),
                                                 getResAttrsAttrName(s.name));
   Region *body = s.addRegion();
-  auto bodyLoc = p.getCurrentLocation();
   if (p.parseRegion(*body, args, /*enableNameShadowing=*/false))
     return failure();
-  // `{}` parses to a region without blocks; point at it, not at the next token.
+  // MLIR gives `{}` an entry block only when there are arguments; give the
+  // argument-less kernel `@k() {}` its (empty) block too, so both are valid.
   if (body->empty())
-    return p.emitError(bodyLoc, "a kernel needs a body");
+    body->emplaceBlock();
   KernelOp::ensureTerminator(*body, b, s.location);
   return success();
 }
