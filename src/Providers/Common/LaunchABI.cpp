@@ -201,7 +201,8 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
       std::string dt = torchDType(v.getElementType());
       std::string desc = "!kir.view<" + kirTypeName(v.getElementType()) + ", " +
                          kir::shapeToString(v.getShape()) + ", " +
-                         kir::stringifyAccess(v.getAccess()).str() + ">";
+                         kir::stringifyAccess(v.getAccess()).str() +
+                         (v.getContiguous() ? ", contiguous>" : ">");
       os << "    if not isinstance(" << n << ", torch.Tensor):\n";
       os << "        raise TypeError(\"parameter '" << n << "': expected a torch.Tensor ("
          << desc << "), got \" + type(" << n << ").__name__)\n";
