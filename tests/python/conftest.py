@@ -50,6 +50,19 @@ def _load_module(path, kernel_name):
     return module
 
 
+_FLAGS = {}
+
+
+def _supports_no_cache(exe):
+    if exe not in _FLAGS:
+        try:
+            h = subprocess.run([exe, "compile", "--help"], capture_output=True, text=True, timeout=60)
+            _FLAGS[exe] = "--no-cache" in (h.stdout + h.stderr)
+        except (OSError, subprocess.SubprocessError):
+            _FLAGS[exe] = False
+    return _FLAGS[exe]
+
+
 class CompileError(RuntimeError):
     pass
 
@@ -68,7 +81,9 @@ def compile_kir_files(path_or_text, target="reference", defines=None, extra_args
     else:
         src = path_or_text
     out = tempfile.mkdtemp(prefix="out-", dir=workdir)
-    cmd = [exe, "compile", src, "--target", target, "-o", out, "--json", "--no-cache"]
+    cmd = [exe, "compile", src, "--target", target, "-o", out, "--json"]
+    if _supports_no_cache(exe):
+        cmd.append("--no-cache")
     for k, v in (defines or {}).items():
         cmd += ["--define", "%s=%s" % (k, v)]
     cmd += list(extra_args)
