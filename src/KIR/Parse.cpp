@@ -63,7 +63,11 @@ OwningOpRef<ModuleOp> intent::kir::parseKIR(llvm::SourceMgr &sm, MLIRContext &ct
     }
   }
   if (module->getBody()->empty()) {
-    emitError(module->getLoc()) << "the file defines no kir.kernel";
+    // An implicit module (empty or comment-only file) is located at 0:0; point at 1:1 instead.
+    Location loc = module->getLoc();
+    if (auto flc = dyn_cast<FileLineColLoc>(loc); flc && flc.getLine() == 0)
+      loc = FileLineColLoc::get(flc.getFilename(), 1, 1);
+    emitError(loc) << "the file defines no kir.kernel";
     return nullptr;
   }
   return module;
