@@ -41,6 +41,10 @@ int cli::main(int argc, char **argv) {
   add("compile", "Compile a KIR file for a provider", registerCompile);
   add("info", "Show version, build id and bundled configuration paths", registerInfo);
   add("cache", "Inspect and maintain the artifact cache", registerCache);
+  add("serve", "Run the compile server", registerServe);
+  add("server", "Start, stop or query the compile server", registerServer);
+  add("prebuild", "Compile every combination of a manifest in parallel", registerPrebuild);
+  add("winners", "Manage runtime winner timings", registerWinners);
 
   try {
     app.parse(argc, argv);
