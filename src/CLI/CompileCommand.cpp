@@ -5,6 +5,7 @@
 #include "intent/CLI/Commands.h"
 #include "intent/CLI/Output.h"
 #include "intent/Driver/Driver.h"
+#include "intent/Server/Client.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,6 +27,8 @@ struct CompileOptions {
   bool json = false;
   bool noCache = false;
   bool printKey = false;
+  std::string serverMode = "auto"; // docs/protocol.md "Client modes"
+  std::string socket;
 };
 } // namespace
 
@@ -58,6 +61,11 @@ cli::Action cli::registerCompile(CLI::App &app) {
                "Bypass the artifact cache (compile in memory; nothing is read or written)");
   app.add_flag("--print-key", o->printKey,
                "Print each kernel's artifact key and its components, then exit (writes nothing)");
+  app.add_option("--server", o->serverMode,
+                 "Compile server: auto (use one if it answers), never, require, spawn (start one)")
+      ->check(CLI::IsMember({"auto", "never", "require", "spawn"}))
+      ->capture_default_str();
+  app.add_option("--socket", o->socket, "Compile-server socket (default: $INTENTC_SOCKET or the per-user socket)");
   return [o]() {
     driver::CompileRequest req;
     std::optional<std::string> text = readFileOrReport(o->file);
@@ -130,9 +138,21 @@ cli::Action cli::registerCompile(CLI::App &app) {
       return 0;
     }
 
+    // The compile server (same driver, same cache, same bytes); --no-cache stays in-process.
+    std::optional<driver::CompileResult> served;
+    if (!o->noCache) {
+      std::string serr;
+      served = server::compileViaServer(
+          req, {*server::parseServerMode(o->serverMode), o->socket}, serr);
+      if (!served && !serr.empty()) {
+        llvm::errs() << "error: " << serr << "\n";
+        return 1;
+      }
+    }
+
     // The cache: only a full compile is cached (stages print IR in memory).
     std::optional<cache::Cache> cacheObj;
-    if (!o->noCache && req.stage == driver::Stage::Full) {
+    if (!served && !o->noCache && req.stage == driver::Stage::Full) {
       cache::Expected<std::string> root = cache::resolveCacheRoot(cache::processEnv());
       if (!root) {
         llvm::errs() << "error: cache: " << root.error()
@@ -152,7 +172,8 @@ cli::Action cli::registerCompile(CLI::App &app) {
                      << " and started a fresh index\n";
     }
 
-    driver::CompileResult res = driver::compile(req, env, cacheObj ? &*cacheObj : nullptr);
+    driver::CompileResult res =
+        served ? std::move(*served) : driver::compile(req, env, cacheObj ? &*cacheObj : nullptr);
     llvm::errs() << res.diagnostics;
     if (!res.ok)
       return 1;
