@@ -21,7 +21,7 @@ ADD_KIR = (REPO / "examples" / "add.kir").read_text()
 
 def make_env(tmp_path, **extra):
     run_dir = Path(tmp_path) / "run"
-    run_dir.mkdir(mode=0o700, exist_ok=True)
+    run_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(run_dir, 0o700)
     env = dict(os.environ)
     for k in ("INTENT_CACHE_FAULT", "INTENTC_TEST_FAKE_PEER_UID", "INTENTC_TEST_COMPILE_DELAY_MS",
