@@ -1,15 +1,24 @@
 //===- Driver.cpp - CompileRequest -> CompileResult ------------------------===//
 #include "intent/Driver/Driver.h"
+#include "intent/Cache/Cache.h"
+#include "intent/Cache/Key.h"
+#include "intent/GPU/Pipeline.h"
 #include "intent/KIR/KIR.h"
 #include "intent/KIR/Parse.h"
+#include "intent/Providers/LaunchABI.h"
+#include "intent/Providers/Reference.h"
 #include "intent/Support/Identity.h"
+#include "intent/Tuning/ProfileTable.h"
+#include "intent/Tuning/Targets.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <fstream>
 
 using namespace mlir;
 using namespace intent;
@@ -43,7 +52,7 @@ std::string driver::defaultConfigDir() {
   return INTENT_SOURCE_CONFIG_DIR;
 }
 
-/// Prints `op` the canonical way (generic names, no locations).
+/// Prints `op` the canonical way.
 static std::string printOp(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -52,12 +61,161 @@ static std::string printOp(Operation *op) {
   return s;
 }
 
-CompileResult driver::compile(const CompileRequest &req, const Environment &env) {
+namespace {
+/// Per-request provider setup: tables and target read once, before any kernel.
+struct ProviderSetup {
+  bool isReference = false;
+  gpu::ProviderContext ctx;
+  std::string defaultsCanonical, effectiveCanonical, capsCanonical, configsDigest;
+};
+} // namespace
+
+static bool setupProvider(const CompileRequest &req, const Environment &env, ProviderSetup &out,
+                          llvm::raw_ostream &diag) {
+  if (req.target == "reference") {
+    out.isReference = true;
+    return true;
+  }
+  std::optional<tuning::Provider> provider = tuning::parseProvider(req.target);
+  if (!provider) {
+    diag << "error: unknown target '" << req.target
+         << "' (expected triton, cutile, bangc or reference)\n";
+    return false;
+  }
+  auto targets = tuning::loadTargets(env.configDir + "/targets.json");
+  if (!targets) {
+    diag << targets.error().str() << "\n";
+    return false;
+  }
+  std::string arch = req.arch.value_or(tuning::defaultArchFor(*provider));
+  auto capsIt = targets->find(arch);
+  if (capsIt == targets->end()) {
+    diag << "error: unknown --arch '" << arch << "' (known:";
+    for (auto &[name, caps] : *targets)
+      diag << " " << name;
+    diag << ")\n";
+    return false;
+  }
+  if (capsIt->second.providerFamily != tuning::providerFamilyFor(*provider)) {
+    diag << "error: --arch " << arch << " is not a " << tuning::providerFamilyFor(*provider)
+         << " target, so provider '" << req.target << "' cannot compile for it\n";
+    return false;
+  }
+  auto table = tuning::loadProfileTable(env.configDir + "/" + req.target + ".json", *provider);
+  if (!table) {
+    diag << table.error().str() << "\n";
+    return false;
+  }
+  std::optional<tuning::Override> ov;
+  if (req.tuningConfig) {
+    auto parsed = tuning::parseOverride(*req.tuningConfig, req.tuningConfigName);
+    if (!parsed) {
+      diag << parsed.error().str() << "\n";
+      return false;
+    }
+    ov = std::move(*parsed);
+  }
+  out.ctx.provider = *provider;
+  out.ctx.caps = capsIt->second;
+  out.ctx.table = tuning::applyOverride(*table, ov ? &*ov : nullptr, *provider);
+  out.defaultsCanonical = tuning::canonicalJson(*table);
+  out.effectiveCanonical = ov ? tuning::canonicalJson(out.ctx.table) : "none";
+  out.capsCanonical = tuning::canonicalJson(out.ctx.caps);
+  return true;
+}
+
+/// Content digest of the bundled configs/ (part of the compiler's identity).
+static std::string configsDigest(const Environment &env) {
+  std::string all;
+  for (const char *name : {"targets.json", "triton.json", "cutile.json", "bangc.json"}) {
+    auto buf = llvm::MemoryBuffer::getFile(env.configDir + "/" + name);
+    all += name;
+    all += '\0';
+    if (buf)
+      all += (*buf)->getBuffer().str();
+    all += '\0';
+  }
+  return support::blake3Hex(all);
+}
+
+/// The artifact key (docs/cache.md "Identity"): everything that can change the
+/// output, nothing that cannot (paths, time, environment, working directory).
+static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &setup,
+                              const Environment &env, const std::string &canonicalKIR,
+                              const std::string &abi) {
+  cache::KeyBuilder kb;
+  kb.add("compiler", std::string(support::versionString()) + " " + support::buildId() + " " +
+                         configsDigest(env));
+  kb.add("kir", canonicalKIR);
+  kb.add("abi", abi);
+  kb.add("target", req.target + " " + setup.capsCanonical);
+  kb.add("profile-defaults", setup.defaultsCanonical);
+  kb.add("tuning-override", setup.effectiveCanonical);
+  kb.add("options", std::string("stage=") + stageName(req.stage));
+  return kb.finish();
+}
+
+/// Builds one kernel's files (no cache involved).
+static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
+                        kir::KernelOp kernel, const std::string &key, KernelResult &kr,
+                        std::string &stageText) {
+  nlohmann::ordered_json identity;
+  identity["compiler"] = {{"version", support::versionString()}, {"build_id", support::buildId()}};
+  identity["cache_key"] = key;
+  if (setup.isReference) {
+    std::string source, error;
+    if (!providers::emitReferencePython(kernel, source, error)) {
+      mlir::emitError(kernel.getLoc()) << error;
+      return false;
+    }
+    kr.family = "reference";
+    kr.candidates = 1;
+    nlohmann::ordered_json meta;
+    meta["provider"] = "reference";
+    meta["family"] = "reference";
+    meta["kernel"] = kr.name;
+    meta["abi"] = providers::abiMetadata(kernel);
+    meta.update(identity);
+    kr.files.push_back({"kernel.py", source});
+    kr.files.push_back({"artifact.json", meta.dump(2) + "\n"});
+    stageText += printOp(kernel);
+    return true;
+  }
+  gpu::StopAfter stop = req.stage == Stage::Shared     ? gpu::StopAfter::Shared
+                        : req.stage == Stage::Provider ? gpu::StopAfter::Provider
+                                                       : gpu::StopAfter::Full;
+  gpu::ProviderOutput out;
+  if (failed(gpu::compileKernel(kernel, setup.ctx, stop, identity, out)))
+    return false;
+  kr.family = out.family;
+  kr.candidates = out.candidates;
+  stageText += out.stageIR;
+  for (auto &f : out.files)
+    kr.files.push_back({f.name, f.content});
+  return true;
+}
+
+static bool readEntryFiles(const cache::Entry &entry, KernelResult &kr) {
+  kr.files.clear();
+  for (const auto &[rel, digest] : entry.files) {
+    if (rel == "compile.log") // cache-internal: keeps -o output identical to --no-cache
+      continue;
+    auto buf = llvm::MemoryBuffer::getFile(entry.path(rel), false, false);
+    if (!buf)
+      return false;
+    kr.files.push_back({rel, (*buf)->getBuffer().str()});
+  }
+  return true;
+}
+
+CompileResult driver::compile(const CompileRequest &req, const Environment &env,
+                              cache::Cache *cache) {
   CompileResult result;
   DialectRegistry registry;
   kir::registerKIRDialects(registry);
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
+  ctx.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(req.source, req.sourceName),
@@ -93,18 +251,82 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env)
       selected->getBody()->push_back(k->clone());
     result.stageText = printOp(*selected);
   }
+
+  ProviderSetup setup;
+  if (req.stage != Stage::KIR && !setupProvider(req, env, setup, diagOS))
+    return result;
+
   for (kir::KernelOp kernel : kernels) {
     KernelResult kr;
     kr.name = kernel.getSymName().str();
     // The canonical KIR of one kernel: a module holding just that kernel.
     OwningOpRef<ModuleOp> single = ModuleOp::create(UnknownLoc::get(&ctx));
     single->getBody()->push_back(kernel->clone());
-    kr.files.push_back({"kernel.kir", printOp(*single)});
-    if (req.stage != Stage::KIR) {
-      diagOS << req.sourceName << ": error: stage '" << stageName(req.stage)
-             << "' is not available for target '" << req.target << "'\n";
+    std::string canonical = printOp(*single);
+    kr.files.push_back({"kernel.kir", canonical});
+    if (req.stage == Stage::KIR) {
+      result.kernels.push_back(std::move(kr));
+      continue;
+    }
+    cache::Key key = artifactKey(req, setup, env, canonical,
+                                 providers::abiMetadata(kernel).dump());
+    kr.key = key.hex;
+    for (const auto &c : key.components)
+      kr.keyComponents.emplace_back(c.name, c.digest);
+
+    if (!cache || req.stage != Stage::Full) {
+      if (!buildKernel(req, setup, kernel, kr.key, kr, result.stageText))
+        return result;
+      result.kernels.push_back(std::move(kr));
+      continue;
+    }
+    // Cached path: build into the cache's private directory on a miss.
+    std::string stageText;
+    bool built = false;
+    cache::EntryInfo info{kr.name, req.target, setup.isReference ? "" : setup.ctx.caps.arch};
+    auto published = cache->getOrBuild(kr.key, info, [&](const std::string &tmpDir) {
+      built = true;
+      std::string before = result.diagnostics;
+      KernelResult fresh = kr;
+      if (!buildKernel(req, setup, kernel, kr.key, fresh, stageText))
+        return cache::BuildOutcome::failure(result.diagnostics.substr(before.size()));
+      for (const auto &f : fresh.files) {
+        std::ofstream os(tmpDir + "/" + f.name, std::ios::binary);
+        os << f.content;
+        if (!os)
+          return cache::BuildOutcome::failure("cannot write " + f.name + " into the cache");
+      }
+      std::ofstream log(tmpDir + "/compile.log", std::ios::binary);
+      log << "kernel " << kr.name << " target " << req.target << " family " << fresh.family
+          << " candidates " << fresh.candidates << "\n";
+      return cache::BuildOutcome::ok();
+    });
+    if (!published) {
+      diagOS << "error: cache: " << published.error() << "\n";
       return result;
     }
+    if (!published->succeeded()) {
+      if (!built) // another process's identical compile failed; show its diagnostics
+        diagOS << published->diagnostics;
+      return result;
+    }
+    kr.cacheStatus = published->hit() ? "hit" : "miss";
+    kr.entryDir = published->entry.dir;
+    if (!readEntryFiles(published->entry, kr)) {
+      diagOS << "error: cache: entry " << kr.key << " vanished while reading it\n";
+      return result;
+    }
+    // Artifact metadata carries the family and candidate count for hits too.
+    for (const auto &f : kr.files)
+      if (f.name == "artifact.json") {
+        auto j = nlohmann::json::parse(f.content, nullptr, false);
+        if (!j.is_discarded()) {
+          kr.family = j.value("family", std::string());
+          kr.candidates = j.contains("candidates") && j["candidates"].is_array()
+                              ? (int)j["candidates"].size()
+                              : j.value("candidate_count", 0);
+        }
+      }
     result.kernels.push_back(std::move(kr));
   }
   result.ok = true;

@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+namespace intent::cache {
+class Cache;
+}
+
 namespace intent::driver {
 
 enum class Stage { KIR, Shared, Provider, Full };
@@ -62,8 +66,12 @@ struct Environment {
   std::string configDir; ///< bundled configs/ (targets.json, <provider>.json)
 };
 
-/// Compiles one request completely in memory (no files written).
-CompileResult compile(const CompileRequest &req, const Environment &env);
+/// Compiles one request. Without a cache everything stays in memory; with one,
+/// each full-stage kernel is looked up by its artifact key and built into the
+/// cache on a miss (per-entry locking, atomic publish; see docs/cache.md). The
+/// result's files are the same bytes either way.
+CompileResult compile(const CompileRequest &req, const Environment &env,
+                      cache::Cache *cache = nullptr);
 
 /// Locates the bundled configs/ directory: $INTENT_CONFIG_DIR, then
 /// <exe>/../share/intentc/configs, then the source tree's configs/.

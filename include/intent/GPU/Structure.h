@@ -1,0 +1,79 @@
+//===- Structure.h - program structure of a KIR kernel ------------*- C++ -*-===//
+//
+// The shared GPU construction: axis identities flow through the dataflow
+// (docs/gpu.md), every axis gets a role, a pass fixes ONE program structure,
+// and the typed physical parameters of that structure are declared with their
+// domains. Providers serialize from this; they never reinterpret the program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INTENT_GPU_STRUCTURE_H
+#define INTENT_GPU_STRUCTURE_H
+
+#include "intent/KIR/KIR.h"
+#include "intent/Tuning/Targets.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace intent::gpu {
+
+/// The structures a pass can choose. Each is a distinct program shape; tuning
+/// only binds its parameters.
+enum class StructureKind {
+  Tiles,          ///< pointwise: 2-D tiles over (rows, innermost axis)
+  RowReduction,   ///< reductions along the innermost axis (resident or chunked rows)
+  RowScan,        ///< scan along the innermost axis, chunks with a carried prefix
+  SplitReduction, ///< reductions over leading (or all) axes, split across programs
+  Matmul,         ///< one contraction with fused epilogue
+};
+const char *structureName(StructureKind k);
+
+/// A typed physical parameter (tuning.md §1).
+struct Parameter {
+  std::string symbol;   ///< OWN_M, RED_N, ...
+  std::string role;     ///< ownership_m, reduction, warps, ...
+  std::string column;   ///< profile column it consumes ("" = launch-time binding)
+  std::string kind = "int"; ///< int | bool
+  std::vector<int64_t> domain; ///< finite candidate domain (sorted)
+  std::vector<std::string> consumers; ///< what it shapes
+  std::vector<std::string> requirements; ///< legality rules it is subject to
+};
+
+struct ContractionInfo {
+  intent::kir::ContractOp op;
+  intent::kir::LoadOp lhsLoad, rhsLoad;
+  std::string lhsLabels, rhsLabels, resultLabels;
+  char m = 0, n = 0, k = 0, batch = 0; ///< label of each role (0 = absent)
+  bool lhsTransposed = false; ///< lhs is [K, M]
+  bool rhsTransposed = false; ///< rhs is [N, K]
+};
+
+/// Result of the structure pass for one kernel.
+struct ProgramStructure {
+  StructureKind kind;
+  std::string family;
+  std::vector<std::string> facts; ///< why this family (printed by explain)
+  /// Iteration space: extents (KIR dims) of the canonical axes; the last one is
+  /// the innermost ("column") axis.
+  llvm::SmallVector<mlir::Attribute> extents;
+  /// Canonical axes of every tensor value and view argument, one per dim.
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<int>> axes;
+  /// Reductions/scans in program order.
+  std::vector<mlir::Operation *> reductions;
+  bool sequential = false;   ///< some reduction/scan must run element by element
+  bool splitAtomic = false;  ///< SplitReduction may combine partials with atomics
+  std::optional<ContractionInfo> contraction;
+  std::vector<Parameter> parameters;
+  int dominantBits = 32;
+};
+
+/// Runs the construction for `kernel`. On failure emits a diagnostic ("no
+/// realization for this form yet" class) and returns nullopt.
+std::optional<ProgramStructure> analyzeKernel(intent::kir::KernelOp kernel,
+                                              const tuning::TargetCaps &caps);
+
+} // namespace intent::gpu
+
+#endif

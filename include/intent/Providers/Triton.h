@@ -1,0 +1,25 @@
+//===- Triton.h - the Triton provider -----------------------------*- C++ -*-===//
+#ifndef INTENT_PROVIDERS_TRITON_H
+#define INTENT_PROVIDERS_TRITON_H
+
+#include "intent/GPU/Structure.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace intent::providers {
+
+/// One complete candidate: parameter symbol -> bound value.
+using Candidate = std::map<std::string, int64_t>;
+
+/// Serializes the structured program and its complete candidate rows into a
+/// self-contained Triton module (kernel.py). Mechanical: every choice was made
+/// by the structure pass or by the candidate rows.
+bool emitTritonPython(intent::kir::KernelOp kernel, const gpu::ProgramStructure &ps,
+                      const std::vector<Candidate> &candidates, const std::string &programKey,
+                      std::string &source, std::string &error);
+
+} // namespace intent::providers
+
+#endif

@@ -1,0 +1,243 @@
+//===- Pipeline.cpp - structure, projection, provider filtering, emission ---===//
+#include "intent/GPU/Pipeline.h"
+#include "intent/GPU/Structure.h"
+#include "intent/Providers/LaunchABI.h"
+#include "intent/Providers/Triton.h"
+#include "intent/Support/Identity.h"
+#include "intent/Tuning/Columns.h"
+#include "intent/Tuning/Projection.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace intent;
+using namespace intent::gpu;
+
+namespace {
+struct RowOutcome {
+  const tuning::EffectiveRow *row;
+  providers::Candidate bound;
+  std::string status = "kept"; ///< kept | illegal | unsupported | duplicate | unknown
+  std::string reason;
+};
+} // namespace
+
+/// Projects one profile row onto the typed parameter domains (tuning.md §4).
+static providers::Candidate project(const ProgramStructure &ps, const tuning::EffectiveRow &row,
+                                    tuning::Provider provider) {
+  providers::Candidate c;
+  for (const Parameter &p : ps.parameters) {
+    if (p.column.empty())
+      continue; // bound at launch (coverage)
+    auto idx = tuning::columnIndex(provider, p.column);
+    int64_t request = idx ? row.values[*idx] : p.domain.front();
+    c[p.symbol] = tuning::projectPreference(p.domain, request);
+  }
+  return c;
+}
+
+/// Triton legality of a complete candidate (tuning.md §5).
+static void tritonLegality(const ProgramStructure &ps, const tuning::TargetCaps &caps,
+                           RowOutcome &o) {
+  auto get = [&](const char *k) { return o.bound.count(k) ? o.bound.at(k) : 1; };
+  int64_t warps = get("NUM_WARPS");
+  int64_t threads = warps * 32;
+  int64_t elems = 0;
+  switch (ps.kind) {
+  case StructureKind::Tiles: elems = get("OWN_M") * get("OWN_N"); break;
+  case StructureKind::RowReduction: elems = get("OWN_M") * get("RED_N"); break;
+  case StructureKind::RowScan: elems = get("OWN_M") * get("SCAN_N"); break;
+  case StructureKind::SplitReduction: elems = get("RED_M") * get("OWN_N"); break;
+  case StructureKind::Matmul: elems = get("BM") * get("BN"); break;
+  }
+  if (elems > (int64_t(1) << 20)) {
+    o.status = "illegal";
+    o.reason = "fragment of " + std::to_string(elems) + " elements exceeds Triton's 2^20";
+    return;
+  }
+  if (threads > caps.maxThreadsPerBlock && caps.maxThreadsPerBlock) {
+    o.status = "illegal";
+    o.reason = std::to_string(warps) + " warps exceed " + std::to_string(caps.maxThreadsPerBlock) +
+               " threads per block";
+    return;
+  }
+  // Register footprint: at most 256 live fp32 values per thread in a tile.
+  if (ps.kind != StructureKind::Matmul && elems / threads > 256) {
+    o.status = "illegal";
+    o.reason = "register footprint " + std::to_string(elems / threads) +
+               " elements per thread exceeds 256";
+    return;
+  }
+  if (ps.kind == StructureKind::Matmul) {
+    int64_t bytes = 2; // operand element width (16-bit dominant); f32 doubles it
+    if (ps.dominantBits > 16)
+      bytes = 4;
+    int64_t smem = (get("BM") + get("BN")) * get("BK") * bytes * std::max<int64_t>(get("NUM_STAGES"), 1);
+    if (caps.smemPerBlock && smem > caps.smemPerBlock) {
+      o.status = "illegal";
+      o.reason = "pipeline needs " + std::to_string(smem / 1024) + " KiB shared memory, above " +
+                 std::to_string(caps.smemPerBlock / 1024) + " KiB per block";
+      return;
+    }
+    if (get("BM") * get("BN") / threads > 256) {
+      o.status = "unknown";
+      o.reason = "large accumulator per thread; register allocation is left to Triton";
+    }
+  }
+}
+
+static nlohmann::ordered_json paramJson(const Parameter &p) {
+  return {{"symbol", p.symbol}, {"role", p.role}, {"kind", p.kind},
+          {"column", p.column.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.column)},
+          {"domain", p.domain.empty() ? nlohmann::ordered_json("bound at launch") : nlohmann::ordered_json(p.domain)},
+          {"consumers", p.consumers}, {"requirements", p.requirements}};
+}
+
+/// Attaches the shared-stage facts to a clone of the kernel as `igpu.*` attributes.
+static std::string sharedIR(kir::KernelOp kernel, const ProgramStructure &ps,
+                            const std::vector<RowOutcome> &rows, const char *stage) {
+  OpBuilder b(kernel.getContext());
+  Operation *clone = kernel->clone();
+  clone->setAttr("igpu.family", b.getStringAttr(ps.family));
+  clone->setAttr("igpu.structure", b.getStringAttr(structureName(ps.kind)));
+  SmallVector<Attribute> params;
+  for (const Parameter &p : ps.parameters) {
+    SmallVector<NamedAttribute> f{b.getNamedAttr("symbol", b.getStringAttr(p.symbol)),
+                                  b.getNamedAttr("role", b.getStringAttr(p.role)),
+                                  b.getNamedAttr("kind", b.getStringAttr(p.kind)),
+                                  b.getNamedAttr("domain", b.getDenseI64ArrayAttr(p.domain))};
+    params.push_back(b.getDictionaryAttr(f));
+  }
+  clone->setAttr("igpu.parameters", b.getArrayAttr(params));
+  SmallVector<Attribute> cfgs;
+  for (const RowOutcome &o : rows) {
+    if (o.status != "kept" && o.status != "unknown")
+      continue;
+    SmallVector<NamedAttribute> f;
+    for (const auto &[k, v] : o.bound)
+      f.push_back(b.getNamedAttr(k, b.getI64IntegerAttr(v)));
+    cfgs.push_back(b.getDictionaryAttr(f));
+  }
+  clone->setAttr("igpu.configurations",
+                 b.getDictionaryAttr({b.getNamedAttr("stage", b.getStringAttr(stage)),
+                                      b.getNamedAttr("rows", b.getArrayAttr(cfgs))}));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  clone->print(os, OpPrintingFlags().assumeVerified());
+  os << "\n";
+  clone->erase();
+  return s;
+}
+
+LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ctx, StopAfter stop,
+                                 const nlohmann::ordered_json &identity, ProviderOutput &out) {
+  if (ctx.provider != tuning::Provider::Triton)
+    return kernel.emitError() << "provider '" << tuning::providerName(ctx.provider)
+                              << "' has no serializer yet; use --target triton or reference";
+  std::optional<ProgramStructure> ps = analyzeKernel(kernel, ctx.caps);
+  if (!ps)
+    return failure();
+  out.family = ps->family;
+
+  // Shared stage: project every row of the selected family.
+  std::vector<RowOutcome> rows;
+  for (const tuning::EffectiveRow &row : ctx.table.rows(ps->family))
+    rows.push_back({&row, project(*ps, row, ctx.provider)});
+  // Provider stage: legality, options without consumers, deduplication.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    RowOutcome &o = rows[i];
+    if (ps->kind != StructureKind::Matmul)
+      o.bound.erase("NUM_STAGES"); // no pipeline: stage differences are merged
+    tritonLegality(*ps, ctx.caps, o);
+    if (o.status == "illegal")
+      continue;
+    for (size_t j = 0; j < i; ++j)
+      if ((rows[j].status == "kept" || rows[j].status == "unknown") && rows[j].bound == o.bound) {
+        o.status = "duplicate";
+        o.reason = "equal to row " + std::to_string(j) + " (" +
+                   tuning::rowSourceName(rows[j].row->source) + " #" +
+                   std::to_string(rows[j].row->index) + ") after projection";
+        break;
+      }
+  }
+  std::vector<providers::Candidate> candidates;
+  for (const RowOutcome &o : rows)
+    if (o.status == "kept" || o.status == "unknown")
+      candidates.push_back(o.bound);
+  out.candidates = candidates.size();
+
+  // Explain record.
+  nlohmann::ordered_json ex;
+  ex["kernel"] = kernel.getSymName().str();
+  ex["family"] = ps->family;
+  ex["structure"] = structureName(ps->kind);
+  ex["facts"] = ps->facts;
+  nlohmann::ordered_json params = nlohmann::ordered_json::array();
+  for (const Parameter &p : ps->parameters)
+    params.push_back(paramJson(p));
+  ex["parameters"] = params;
+  nlohmann::ordered_json rj = nlohmann::ordered_json::array();
+  auto columns = tuning::columnNamesFor(ctx.provider);
+  for (const RowOutcome &o : rows) {
+    nlohmann::ordered_json requested = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < columns.size(); ++c)
+      requested[columns[c]] = o.row->values[c];
+    nlohmann::ordered_json r{{"source", tuning::rowSourceName(o.row->source)},
+                             {"index", o.row->index},
+                             {"requested", requested},
+                             {"bound", o.bound},
+                             {"status", o.status}};
+    if (!o.reason.empty())
+      r["reason"] = o.reason;
+    rj.push_back(r);
+  }
+  ex["rows"] = rj;
+  ex["candidates"] = candidates.size();
+  out.explain = ex;
+
+  if (candidates.empty()) {
+    InFlightDiagnostic d = kernel.emitError()
+                           << "no legal candidate for family '" << ps->family << "': every row of the "
+                           << "profile table was rejected";
+    for (const RowOutcome &o : rows)
+      d.attachNote() << tuning::rowSourceName(o.row->source) << " row " << o.row->index << ": "
+                     << o.status << ": " << o.reason;
+    return failure();
+  }
+  if (stop == StopAfter::Shared) {
+    out.stageIR = sharedIR(kernel, *ps, rows, "shared");
+    return success();
+  }
+  std::string completeIR = sharedIR(kernel, *ps, rows, "complete");
+  if (stop == StopAfter::Provider) {
+    out.stageIR = completeIR;
+    return success();
+  }
+  // Program key: the program without its candidate rows, so winner timings
+  // survive a change of the tuning table (incremental tuning).
+  std::string programKey = support::blake3Hex(
+      identity.value("compiler", nlohmann::ordered_json()).dump() + "\n" +
+      sharedIR(kernel, *ps, {}, "program") + ctx.caps.arch);
+  std::string source, error;
+  if (!providers::emitTritonPython(kernel, *ps, candidates, programKey, source, error))
+    return kernel.emitError() << "triton serializer: " << error;
+  nlohmann::ordered_json meta;
+  meta["provider"] = "triton";
+  meta["arch"] = ctx.caps.arch;
+  meta["capabilities"] = nlohmann::ordered_json::parse(tuning::canonicalJson(ctx.caps));
+  meta["kernel"] = kernel.getSymName().str();
+  meta["family"] = ps->family;
+  meta["structure"] = structureName(ps->kind);
+  meta["abi"] = providers::abiMetadata(kernel);
+  meta["parameters"] = params;
+  meta["candidates"] = candidates;
+  meta["program_key"] = programKey;
+  meta["tuning_key"] = "program_key + runtime shape/dtype/stride key + device (intent_runtime)";
+  meta.update(identity);
+  out.files.push_back({"kernel.mlir", completeIR});
+  out.files.push_back({"kernel.py", source});
+  out.files.push_back({"artifact.json", meta.dump(2) + "\n"});
+  out.stageIR = completeIR;
+  return success();
+}

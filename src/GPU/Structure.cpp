@@ -1,0 +1,450 @@
+//===- Structure.cpp - axis roles, structure choice, typed parameters ------===//
+#include "intent/GPU/Structure.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace intent;
+using namespace intent::gpu;
+using KTensor = intent::kir::TensorType;
+
+const char *gpu::structureName(StructureKind k) {
+  switch (k) {
+  case StructureKind::Tiles: return "tiles";
+  case StructureKind::RowReduction: return "row_reduction";
+  case StructureKind::RowScan: return "row_scan";
+  case StructureKind::SplitReduction: return "split_reduction";
+  case StructureKind::Matmul: return "matmul";
+  }
+  return "?";
+}
+
+static ArrayRef<Attribute> shapeOf(Type t) {
+  if (auto v = dyn_cast<kir::ViewType>(t))
+    return v.getShape();
+  if (auto v = dyn_cast<KTensor>(t))
+    return v.getShape();
+  return {};
+}
+
+static bool isElementwise(Operation *op) {
+  return isa<kir::AddOp, kir::SubOp, kir::MulOp, kir::DivOp, kir::RemOp, kir::PowOp, kir::MaxOp,
+             kir::MinOp, kir::AndOp, kir::OrOp, kir::XorOp, kir::ShlOp, kir::ShrOp, kir::NegOp,
+             kir::AbsOp, kir::ExpOp, kir::Exp2Op, kir::LogOp, kir::Log2Op, kir::SqrtOp,
+             kir::RsqrtOp, kir::SinOp, kir::CosOp, kir::TanhOp, kir::ErfOp, kir::SigmoidOp,
+             kir::FloorOp, kir::CeilOp, kir::NotOp, kir::CmpOp, kir::SelectOp, kir::CastOp>(op);
+}
+
+namespace {
+/// Propagates canonical axis identities through the dataflow to a fixpoint.
+struct AxisSolver {
+  llvm::DenseMap<Value, SmallVector<int>> &axes;
+  bool conflict = false;
+  std::string conflictWhy;
+
+  bool assign(Value v, SmallVector<int> a) { // by value: inserting may rehash `axes`
+    if (!isa<KTensor, kir::ViewType>(v.getType()))
+      return false;
+    auto it = axes.find(v);
+    if (it == axes.end()) {
+      axes[v] = std::move(a);
+      return true;
+    }
+    if (it->second != a) {
+      conflict = true;
+      conflictWhy = "a value is used along two different axis mappings";
+    }
+    return false;
+  }
+  bool known(Value v) const { return axes.count(v); }
+
+  bool step(Block &body) {
+    bool changed = false;
+    for (Operation &op : body) {
+      auto same = [&](ValueRange vals) {
+        for (Value a : vals)
+          if (known(a))
+            for (Value b : vals)
+              if (b != a && isa<KTensor, kir::ViewType>(b.getType()) && shapeOf(b.getType()).size() == axes[a].size())
+                changed |= assign(b, axes[a]);
+      };
+      if (isElementwise(&op)) {
+        SmallVector<Value> vals(op.getOperands());
+        vals.push_back(op.getResult(0));
+        same(vals);
+      } else if (auto load = dyn_cast<kir::LoadOp>(op)) {
+        same({load.getView(), load.getResult()});
+      } else if (auto store = dyn_cast<kir::StoreOp>(op)) {
+        same({store.getValue(), store.getView()});
+      } else if (auto b = dyn_cast<kir::BroadcastOp>(op)) {
+        if (known(b.getResult()) && isa<KTensor>(b.getInput().getType())) {
+          SmallVector<int> in;
+          ArrayRef<int64_t> dims = *b.getDims(); // keep the optional's value alive
+          for (int64_t d : dims)
+            in.push_back(axes[b.getResult()][d]);
+          changed |= assign(b.getInput(), in);
+        }
+      } else if (auto r = dyn_cast<kir::ReduceOp>(op)) {
+        SmallVector<Value> vals(r.getInputs());
+        same(vals);
+        for (Value in : r.getInputs())
+          if (known(in)) {
+            SmallVector<int> kept;
+            for (auto [i, a] : llvm::enumerate(axes[in]))
+              if (!llvm::is_contained(r.getDims(), (int64_t)i))
+                kept.push_back(a);
+            for (Value res : r.getResults())
+              changed |= assign(res, kept);
+          }
+      } else if (auto s = dyn_cast<kir::ScanOp>(op)) {
+        SmallVector<Value> vals(s.getInputs());
+        for (Value r : s.getResults())
+          vals.push_back(r);
+        same(vals);
+      } else if (auto t = dyn_cast<kir::TransposeOp>(op)) {
+        if (known(t.getInput())) {
+          SmallVector<int> out;
+          for (int64_t p : t.getPerm())
+            out.push_back(axes[t.getInput()][p]);
+          changed |= assign(t.getResult(), out);
+        } else if (known(t.getResult())) {
+          SmallVector<int> in(t.getPerm().size());
+          for (auto [i, p] : llvm::enumerate(t.getPerm()))
+            in[p] = axes[t.getResult()][i];
+          changed |= assign(t.getInput(), in);
+        }
+      }
+    }
+    return changed;
+  }
+};
+} // namespace
+
+static std::vector<int64_t> powersOfTwo(int64_t lo, int64_t hi) {
+  std::vector<int64_t> d;
+  for (int64_t v = lo; v <= hi; v *= 2)
+    d.push_back(v);
+  return d;
+}
+
+/// Static extent of an iteration axis, or nullopt when symbolic.
+static std::optional<int64_t> staticExtent(Attribute d) {
+  if (kir::isStaticDim(d))
+    return kir::staticDimValue(d);
+  return std::nullopt;
+}
+
+/// Ownership domains: powers of two up to the static extent (rounded up), so
+/// projection never picks tiles far beyond what the program has.
+static std::vector<int64_t> tileDomain(std::optional<int64_t> extent, int64_t lo, int64_t hi) {
+  if (extent) {
+    int64_t cap = 1;
+    while (cap < *extent)
+      cap *= 2;
+    hi = std::max(lo, std::min(hi, cap));
+  }
+  return powersOfTwo(lo, hi);
+}
+
+static int elementBits(Type t) {
+  Type e = kir::kirElementType(t);
+  if (e.isIndex())
+    return 64;
+  return e.getIntOrFloatBitWidth();
+}
+
+std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
+                                                   const tuning::TargetCaps &caps) {
+  ProgramStructure ps;
+  Block &body = kernel.getBody().front();
+  auto unsupported = [&](Operation *at, const Twine &why) -> std::optional<ProgramStructure> {
+    (at ? at->emitError() : kernel.emitError())
+        << "unsupported: " << why << " (no Triton realization for this form yet; "
+        << "the reference provider accepts it)";
+    return std::nullopt;
+  };
+
+  SmallVector<kir::ContractOp> contracts;
+  SmallVector<Operation *> reductions;
+  for (Operation &op : body) {
+    if (auto c = dyn_cast<kir::ContractOp>(op))
+      contracts.push_back(c);
+    if (isa<kir::ReduceOp, kir::ScanOp>(op))
+      reductions.push_back(&op);
+    if (isa<kir::TransposeOp>(op) && contracts.empty())
+      ; // handled by axis propagation
+  }
+  // Dominant element width: the widest view element.
+  int bits = 0;
+  for (Type t : kernel.getArgumentTypes())
+    if (isa<kir::ViewType>(t))
+      bits = std::max(bits, elementBits(t));
+  ps.dominantBits = bits ? bits : 32;
+  bool narrow = ps.dominantBits <= 16;
+
+  // Anchor of the iteration space.
+  Value anchor;
+  if (contracts.size() > 1)
+    return unsupported(contracts[1], "more than one kir.contract in a kernel");
+  if (!contracts.empty() && !reductions.empty())
+    return unsupported(reductions.front(), "a reduction or scan together with kir.contract");
+  if (!contracts.empty()) {
+    anchor = contracts.front().getResult();
+    ps.kind = StructureKind::Matmul;
+  } else if (!reductions.empty()) {
+    anchor = reductions.front()->getOperand(0);
+  } else {
+    for (Operation &op : body)
+      if (auto st = dyn_cast<kir::StoreOp>(op))
+        if (!anchor || shapeOf(st.getValue().getType()).size() > shapeOf(anchor.getType()).size())
+          anchor = st.getValue();
+    if (!anchor)
+      return unsupported(nullptr, "a kernel without stores");
+    ps.kind = StructureKind::Tiles;
+  }
+  ArrayRef<Attribute> anchorShape = shapeOf(anchor.getType());
+  ps.extents.assign(anchorShape.begin(), anchorShape.end());
+  int rank = anchorShape.size();
+
+  // Contraction: canonical axes are [batch..., m, n]; the operands' K axis gets
+  // the extra canonical axis `rank`.
+  if (ps.kind == StructureKind::Matmul) {
+    kir::ContractOp c = contracts.front();
+    std::string err;
+    auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);
+    ContractionInfo ci;
+    ci.op = c;
+    ci.lhsLabels = labels->lhs;
+    ci.rhsLabels = labels->rhs;
+    ci.resultLabels = labels->result;
+    for (char l : labels->lhs + labels->rhs) {
+      bool inL = labels->lhs.find(l) != std::string::npos, inR = labels->rhs.find(l) != std::string::npos;
+      bool inC = labels->result.find(l) != std::string::npos;
+      if (inL && inR && !inC)
+        ci.k = ci.k && ci.k != l ? '?' : l;
+      else if (inL && inR && inC)
+        ci.batch = ci.batch && ci.batch != l ? '?' : l;
+      else if (inL && !inR)
+        ci.m = ci.m && ci.m != l ? '?' : l;
+      else if (inR && !inL)
+        ci.n = ci.n && ci.n != l ? '?' : l;
+    }
+    if (!ci.k || !ci.m || !ci.n || ci.k == '?' || ci.m == '?' || ci.n == '?' || ci.batch == '?')
+      return unsupported(c, "contractions need exactly one M, one N, one K and at most one "
+                            "batch label");
+    std::string want = ci.batch ? std::string{ci.batch, ci.m, ci.n} : std::string{ci.m, ci.n};
+    if (labels->result != want)
+      return unsupported(c, "the result term must be ordered [batch,] m, n");
+    auto strip = [&](const std::string &s) {
+      std::string o;
+      for (char ch : s)
+        if (ch != ci.batch)
+          o += ch;
+      return o;
+    };
+    if (ci.batch && (labels->lhs[0] != ci.batch || labels->rhs[0] != ci.batch))
+      return unsupported(c, "the batch label must lead both operands");
+    ci.lhsTransposed = strip(labels->lhs) == std::string{ci.k, ci.m};
+    ci.rhsTransposed = strip(labels->rhs) == std::string{ci.n, ci.k};
+    ci.lhsLoad = c.getLhs().getDefiningOp<kir::LoadOp>();
+    ci.rhsLoad = c.getRhs().getDefiningOp<kir::LoadOp>();
+    if (!ci.lhsLoad || !ci.rhsLoad)
+      return unsupported(c, "contraction operands must be loaded views (prologues are not "
+                            "fused yet)");
+    // Canonical axes: batch (if any) = 0, m, n, then k = rank.
+    auto canon = [&](const std::string &lbls) {
+      SmallVector<int> a;
+      for (char ch : lbls) {
+        size_t pos = labels->result.find(ch);
+        a.push_back(pos == std::string::npos ? rank : (int)pos);
+      }
+      return a;
+    };
+    ps.axes[c.getLhs()] = canon(labels->lhs);
+    ps.axes[c.getRhs()] = canon(labels->rhs);
+    ps.axes[ci.lhsLoad.getView()] = canon(labels->lhs);
+    ps.axes[ci.rhsLoad.getView()] = canon(labels->rhs);
+    ps.contraction = ci;
+  }
+
+  SmallVector<int> identity;
+  for (int i = 0; i < rank; ++i)
+    identity.push_back(i);
+  AxisSolver solver{ps.axes};
+  solver.assign(anchor, identity);
+  while (solver.step(body) && !solver.conflict) {
+  }
+  if (solver.conflict)
+    return unsupported(nullptr, solver.conflictWhy);
+  for (Operation &op : body)
+    for (Value r : op.getResults())
+      if (isa<KTensor>(r.getType()) && !ps.axes.count(r))
+        return unsupported(&op, "cannot relate this value's axes to the kernel's iteration space");
+  for (BlockArgument a : body.getArguments())
+    if (isa<kir::ViewType>(a.getType()) && !ps.axes.count(a) && !a.use_empty())
+      return unsupported(nullptr, "cannot relate view '" + kernel.getArgName(a.getArgNumber()) +
+                                      "' to the kernel's iteration space");
+
+  // Reductions and scans: classify.
+  int col = rank - 1;
+  bool anyLeading = false, anyLast = false, anyScan = false;
+  for (Operation *op : reductions) {
+    if (auto r = dyn_cast<kir::ReduceOp>(op)) {
+      SmallVector<int> inAxes = ps.axes[r.getInputs()[0]];
+      bool last = r.getDims().size() == 1 && inAxes[r.getDims()[0]] == col &&
+                  (int)inAxes.size() == rank;
+      (last ? anyLast : anyLeading) = true;
+      kir::Policy p = r.getEffectivePolicy();
+      if (p != kir::Policy::unordered_tree)
+        ps.sequential = true;
+    } else {
+      auto s = cast<kir::ScanOp>(op);
+      anyScan = true;
+      if (ps.axes[s.getInputs()[0]][s.getDim()] != col)
+        return unsupported(op, "scans along a non-innermost axis");
+      if (s.getEffectivePolicy() == kir::Policy::fold_left)
+        ps.sequential = true;
+    }
+    ps.reductions.push_back(op);
+  }
+  if (!reductions.empty()) {
+    if (anyScan && (anyLast || anyLeading))
+      return unsupported(reductions.front(), "scans mixed with reductions in one kernel");
+    if (anyLeading && (anyLast || reductions.size() > 1))
+      return unsupported(reductions.front(),
+                         "several reductions when one reduces leading axes");
+    if (anyScan) {
+      ps.kind = StructureKind::RowScan;
+      ps.family = "scan";
+      ps.facts.push_back("a scan along the innermost axis; segments are scanned in order and "
+                         "carry their prefix");
+    } else if (anyLeading) {
+      ps.kind = StructureKind::SplitReduction;
+      ps.family = "multi_axis_reduction";
+      auto r = cast<kir::ReduceOp>(reductions.front());
+      ps.facts.push_back("one reduction over leading or all axes: programs own the kept axes "
+                         "and split the reduced range");
+      if (rank > 2)
+        return unsupported(r, "reductions over leading axes of rank > 2 tensors");
+      // Atomic merge needs: named add, unordered tree, result stored directly as f32/i32.
+      bool direct = r->hasOneUse() && isa<kir::StoreOp>(*r->getUsers().begin());
+      Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
+      ps.splitAtomic = direct && r.getKind() == kir::ReduceKind::add &&
+                       r.getEffectivePolicy() == kir::Policy::unordered_tree &&
+                       (elt.isF32() || elt.isInteger(32));
+      if (ps.splitAtomic)
+        ps.facts.push_back("the reduced value is stored directly and is an unordered f32/i32 "
+                           "sum: partial sums merge with atomics");
+      else
+        ps.facts.push_back("no atomic merge for this reduction: one program per output tile");
+    } else {
+      ps.kind = StructureKind::RowReduction;
+      bool region = false;
+      for (Operation *op : reductions)
+        for (Value res : op->getResults())
+          for (Operation *u : res.getUsers())
+            if (auto b = dyn_cast<kir::BroadcastOp>(u))
+              if (shapeOf(b.getType()).size() == (size_t)rank)
+                region = true;
+      ps.family = region ? "region_reduction" : "reduction";
+      ps.facts.push_back(region ? "a reduced value is broadcast back into its own source region"
+                                : "reductions along the innermost axis; results are the reduced values");
+    }
+    if (ps.sequential)
+      ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
+                         "its axis (never split)");
+  } else if (ps.kind == StructureKind::Matmul) {
+    ps.family = narrow && caps.matrixUnits ? "contraction_narrow" : "contraction";
+    ps.facts.push_back("one kir.contract whose free axes are the parallel axes; pointwise "
+                       "epilogue fused before the stores");
+  } else {
+    ps.family = narrow ? "pointwise_narrow" : "pointwise";
+    ps.facts.push_back("no reduced or scanned axes: every output element is independent");
+  }
+  if (narrow)
+    ps.facts.push_back("dominant element width " + std::to_string(ps.dominantBits) +
+                       " bits (<= 16: narrow)");
+  if (rank == 0 && ps.kind != StructureKind::SplitReduction)
+    return unsupported(nullptr, "rank-0 iteration spaces");
+
+  // Typed parameters of the chosen structure.
+  std::optional<int64_t> rowsExtent;
+  if (rank >= 2) {
+    int64_t prod = 1;
+    bool allStatic = true;
+    for (int i = 0; i < rank - 1; ++i)
+      if (auto e = staticExtent(ps.extents[i]))
+        prod *= *e;
+      else
+        allStatic = false;
+    if (allStatic)
+      rowsExtent = prod;
+  } else {
+    rowsExtent = 1;
+  }
+  std::optional<int64_t> colExtent = rank ? staticExtent(ps.extents[col]) : std::optional<int64_t>(1);
+  auto add = [&](Parameter p) { ps.parameters.push_back(std::move(p)); };
+  std::vector<int64_t> warps = powersOfTwo(1, 32);
+  const std::string warpsReq = "power of two, at most 32 (Triton)";
+  switch (ps.kind) {
+  case StructureKind::Tiles:
+    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 256),
+         {"row tile extent", "grid dim 0 = ceil_div(rows, OWN_M)", "row mask"}, {}});
+    add({"OWN_N", "ownership_n", "ownership_n", "int", tileDomain(colExtent, 1, 8192),
+         {"column tile extent", "grid dim 1 = ceil_div(cols, OWN_N)", "column mask"},
+         {"OWN_M * OWN_N <= 2^20"}});
+    break;
+  case StructureKind::RowReduction:
+    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+         {"rows per program", "grid = ceil_div(rows, OWN_M)", "row mask"}, {}});
+    add({"RED_N", "reduction", "reduction", "int",
+         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 16384),
+         {"chunk of the reduced axis per step (chunked structure)"},
+         {"fixed to 1 by a strict/ordered policy"}});
+    add({"COVER", "coverage", "", "int", {},
+         {"resident row extent = next_pow2(cols), bound at launch"},
+         {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});
+    break;
+  case StructureKind::RowScan:
+    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+         {"rows per program", "grid = ceil_div(rows, OWN_M)"}, {}});
+    add({"SCAN_N", "scan", "scan", "int",
+         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 8192),
+         {"segment scanned at once; segments carry the prefix in order"},
+         {"fixed to 1 by policy fold_left"}});
+    break;
+  case StructureKind::SplitReduction:
+    add({"OWN_N", "ownership_n", "ownership_n", "int",
+         rank == 2 && !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1)
+             ? tileDomain(colExtent, 16, 1024)
+             : std::vector<int64_t>{64, 128, 256, 512, 1024},
+         {"column tile extent"}, {}});
+    add({"RED_M", "reduction", "reduction", "int", tileDomain(rowsExtent, 1, 256),
+         {"rows per step of the reduction loop"}, {}});
+    add({"SPLIT", "reduction_outer", "reduction_outer", "int",
+         ps.splitAtomic ? powersOfTwo(1, 1024) : std::vector<int64_t>{1},
+         {"programs splitting the reduced range (grid dim 1)"},
+         {"> 1 only with an atomic merge of an unordered sum"}});
+    break;
+  case StructureKind::Matmul:
+    add({"BM", "ownership_m", "ownership_m", "int", powersOfTwo(16, 256), {"output tile rows"}, {}});
+    add({"BN", "ownership_n", "ownership_n", "int", powersOfTwo(16, 256), {"output tile columns"}, {}});
+    add({"BK", "reduction", "reduction", "int", powersOfTwo(16, 256), {"K step of the main loop"},
+         {"BK >= 16 (tensor core dot)"}});
+    add({"GROUP_M", "traversal_group", "traversal_group", "int", powersOfTwo(1, 64),
+         {"grouped tile order for L2 reuse"}, {}});
+    break;
+  }
+  add({"NUM_WARPS", "warps", "NUM_WARPS", "int", warps, {"launch: num_warps"}, {warpsReq}});
+  if (ps.kind == StructureKind::Matmul) {
+    add({"NUM_STAGES", "stages", "NUM_STAGES", "int", {1, 2, 3, 4, 5, 6, 7, 8},
+         {"software pipeline depth of the K loop"}, {}});
+    if (caps.tma)
+      add({"USE_TENSOR_DESCRIPTOR", "access_form", "USE_TENSOR_DESCRIPTOR", "bool", {0, 1},
+           {"operand loads: tensor descriptor (TMA) or pointer"},
+           {"launcher checks 16-byte aligned base and strides, unit last stride"}});
+  }
+  return ps;
+}

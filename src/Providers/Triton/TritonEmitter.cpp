@@ -1,0 +1,1165 @@
+//===- TritonEmitter.cpp - structured program -> Triton source -------------===//
+//
+// Mechanical serialization: the structure pass fixed the program shape and the
+// axis of every value; the candidates fix the parameters. Values are emitted as
+// Triton blocks whose dimensions follow the canonical axes: row axes along
+// block dim 0, the innermost axis along block dim 1, so broadcasting between
+// row values ([BM, 1]) and full values ([BM, BN]) is Triton's own.
+//
+//===----------------------------------------------------------------------===//
+#include "intent/Providers/Triton.h"
+#include "intent/Providers/LaunchABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <sstream>
+
+using namespace mlir;
+using namespace intent;
+using namespace intent::gpu;
+using KTensor = intent::kir::TensorType;
+
+namespace {
+
+std::string tlType(Type t) {
+  t = kir::kirElementType(t);
+  if (t.isF16()) return "tl.float16";
+  if (t.isBF16()) return "tl.bfloat16";
+  if (t.isF32()) return "tl.float32";
+  if (t.isF64()) return "tl.float64";
+  if (t.isIndex()) return "tl.int64";
+  if (t.isInteger(1)) return "tl.int1";
+  if (auto i = dyn_cast<IntegerType>(t)) return "tl.int" + std::to_string(i.getWidth());
+  if (isa<Float8E4M3FNType>(t)) return "tl.float8e4nv";
+  if (isa<Float8E5M2Type>(t)) return "tl.float8e5";
+  return "tl.float32";
+}
+
+bool isNarrowFloat(Type t) {
+  t = kir::kirElementType(t);
+  return t.isF16() || t.isBF16() || isa<Float8E4M3FNType, Float8E5M2Type>(t);
+}
+
+/// Python literal of a float attribute, exact for infinities and NaN.
+std::string floatLiteral(double v) {
+  if (std::isnan(v)) return "float('nan')";
+  if (std::isinf(v)) return v > 0 ? "float('inf')" : "float('-inf')";
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string s = os.str();
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+class Py {
+public:
+  void line(const std::string &s) { out_ += std::string(indent_ * 4, ' ') + s + "\n"; }
+  void raw(const std::string &s) { out_ += s; }
+  void push() { ++indent_; }
+  void pop() { --indent_; }
+  std::string take() { return std::move(out_); }
+  int indent() const { return indent_; }
+
+private:
+  std::string out_;
+  int indent_ = 0;
+};
+
+/// Coordinates of the canonical axes inside the current loop nest.
+struct Coords {
+  std::vector<std::string> coord; ///< broadcastable coordinate block per axis
+  std::vector<std::string> mask;  ///< validity per axis ("" = always valid)
+};
+
+class Emitter {
+public:
+  Emitter(kir::KernelOp kernel, const ProgramStructure &ps, Py &py)
+      : kernel(kernel), ps(ps), py(py) {}
+
+  kir::KernelOp kernel;
+  const ProgramStructure &ps;
+  Py &py;
+  Coords coords;
+  llvm::DenseMap<Value, std::string> cache;
+  int counter = 0;
+  std::vector<std::string> helperFns; ///< @triton.jit combine functions
+  std::string error;
+
+  std::string fresh(const char *p = "v") { return std::string(p) + std::to_string(counter++); }
+
+  std::string argName(Value v) {
+    auto ba = cast<BlockArgument>(v);
+    return kernel.getArgName(ba.getArgNumber());
+  }
+
+  /// Byte offset expression and mask of a view at the current coordinates.
+  std::pair<std::string, std::string> address(Value view) {
+    std::string name = argName(view);
+    const auto &ax = ps.axes.lookup(view);
+    std::string off, mask;
+    for (auto [d, a] : llvm::enumerate(ax)) {
+      if (a >= (int)coords.coord.size())
+        continue;
+      std::string term = "(" + coords.coord[a] + ") * " + name + "_s" + std::to_string(d);
+      off = off.empty() ? term : off + " + " + term;
+      const std::string &m = coords.mask[a];
+      if (!m.empty())
+        mask = mask.empty() ? m : "(" + mask + ") & (" + m + ")";
+    }
+    return {off.empty() ? "0" : off, mask};
+  }
+
+  /// Full-tile validity mask (all axes).
+  std::string fullMask() {
+    std::string mask;
+    for (const auto &m : coords.mask)
+      if (!m.empty())
+        mask = mask.empty() ? m : "(" + mask + ") & (" + m + ")";
+    return mask.empty() ? "True" : mask;
+  }
+
+  std::string bind(const std::string &expr, const char *p = "v") {
+    std::string n = fresh(p);
+    py.line(n + " = " + expr);
+    return n;
+  }
+
+  /// Emits an arithmetic op, evaluating 16-bit floats in f32 and rounding once.
+  std::string arith(Type resultType, const std::string &expr, bool narrowCompute) {
+    if (narrowCompute)
+      return bind("(" + expr + ").to(" + tlType(resultType) + ")");
+    return bind(expr);
+  }
+
+  std::string up(const std::string &v, Type t) {
+    return isNarrowFloat(t) ? v + ".to(tl.float32)" : v;
+  }
+
+  std::string scalarConst(arith::ConstantOp c) {
+    Attribute a = c.getValue();
+    if (auto f = dyn_cast<FloatAttr>(a))
+      return floatLiteral(f.getValueAsDouble());
+    if (auto i = dyn_cast<IntegerAttr>(a)) {
+      if (i.getType().isInteger(1))
+        return i.getValue().getBoolValue() ? "True" : "False";
+      return std::to_string(i.getValue().getSExtValue());
+    }
+    error = "unsupported constant";
+    return "0";
+  }
+
+  std::string value(Value v);
+  std::string unaryExpr(StringRef name, const std::string &x, Type t);
+  std::string binaryExpr(StringRef name, const std::string &a, const std::string &b, Type t);
+  std::string combineFn(Operation *reduceOrScan);
+  std::string identityOf(Operation *op, unsigned i, Type elt);
+  void store(kir::StoreOp st);
+};
+
+std::string Emitter::unaryExpr(StringRef name, const std::string &x, Type t) {
+  if (name == "neg") return "-" + x;
+  if (name == "abs") return "tl.abs(" + x + ")";
+  if (name == "not") return kir::kirElementType(t).isInteger(1) ? "(" + x + " == 0)" : "~" + x;
+  if (name == "exp") return "tl.exp(" + x + ")";
+  if (name == "exp2") return "tl.exp2(" + x + ")";
+  if (name == "log") return "tl.log(" + x + ")";
+  if (name == "log2") return "tl.log2(" + x + ")";
+  if (name == "sqrt") return "tl.sqrt_rn(" + x + ")";
+  if (name == "rsqrt") return "(1.0 / tl.sqrt_rn(" + x + "))";
+  if (name == "sin") return "tl.sin(" + x + ")";
+  if (name == "cos") return "tl.cos(" + x + ")";
+  if (name == "tanh") return "(2.0 * tl.sigmoid(2.0 * " + x + ") - 1.0)";
+  if (name == "erf") return "tl.erf(" + x + ")";
+  if (name == "sigmoid") return "tl.sigmoid(" + x + ")";
+  if (name == "floor") return "tl.floor(" + x + ")";
+  if (name == "ceil") return "tl.ceil(" + x + ")";
+  error = ("unsupported unary op " + name).str();
+  return x;
+}
+
+std::string Emitter::binaryExpr(StringRef name, const std::string &a, const std::string &b, Type t) {
+  Type e = kir::kirElementType(t);
+  bool isFloat = isa<FloatType>(e);
+  if (name == "add") return a + " + " + b;
+  if (name == "sub") return a + " - " + b;
+  if (name == "mul") return a + " * " + b;
+  if (name == "div") return isFloat ? "tl.div_rn(" + a + ", " + b + ")" : a + " // " + b;
+  if (name == "rem") return isFloat ? "libdevice_fmod(" + a + ", " + b + ")" : a + " % " + b;
+  if (name == "pow") return "tl.exp2(tl.log2(" + a + ") * " + b + ")";
+  if (name == "max")
+    return isFloat ? "tl.maximum(" + a + ", " + b + ", propagate_nan=tl.PropagateNan.ALL)"
+                   : "tl.maximum(" + a + ", " + b + ")";
+  if (name == "min")
+    return isFloat ? "tl.minimum(" + a + ", " + b + ", propagate_nan=tl.PropagateNan.ALL)"
+                   : "tl.minimum(" + a + ", " + b + ")";
+  if (name == "and") return a + " & " + b;
+  if (name == "or") return a + " | " + b;
+  if (name == "xor") return a + " ^ " + b;
+  if (name == "shl") return a + " << " + b;
+  if (name == "shr") return a + " >> " + b;
+  error = ("unsupported binary op " + name).str();
+  return a;
+}
+
+std::string Emitter::value(Value v) {
+  if (auto it = cache.find(v); it != cache.end())
+    return it->second;
+  std::string r;
+  if (auto ba = dyn_cast<BlockArgument>(v)) {
+    r = argName(v); // scalar argument (views are only used through loads)
+  } else {
+    Operation *op = v.getDefiningOp();
+    StringRef name = op->getName().stripDialect();
+    if (auto load = dyn_cast<kir::LoadOp>(op)) {
+      auto [off, mask] = address(load.getView());
+      std::string ptr = argName(load.getView()) + " + " + off;
+      r = bind(mask.empty() ? "tl.load(" + ptr + ")"
+                            : "tl.load(" + ptr + ", mask=" + mask + ", other=0)");
+    } else if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      r = scalarConst(c);
+    } else if (auto b = dyn_cast<kir::BroadcastOp>(op)) {
+      r = value(b.getInput());
+    } else if (auto t = dyn_cast<kir::TransposeOp>(op)) {
+      r = value(t.getInput());
+    } else if (auto io = dyn_cast<kir::IotaOp>(op)) {
+      int axis = ps.axes.lookup(io.getResult())[io.getDim()];
+      r = bind("(" + coords.coord[axis] + ").to(" + tlType(io.getType()) + ")");
+    } else if (auto ex = dyn_cast<kir::ExtentOp>(op)) {
+      Attribute d = cast<kir::ViewType>(ex.getView().getType()).getShape()[ex.getAxis()];
+      r = kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str();
+    } else if (auto cast = dyn_cast<kir::CastOp>(op)) {
+      std::string x = value(cast.getInput());
+      Type to = kir::kirElementType(cast.getType());
+      r = bind(x + ".to(" + tlType(to) + ")");
+    } else if (auto cmp = dyn_cast<kir::CmpOp>(op)) {
+      static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
+      r = bind("(" + value(cmp.getLhs()) + " " + ops[(int)cmp.getPredicate()] + " " +
+               value(cmp.getRhs()) + ")");
+    } else if (auto sel = dyn_cast<kir::SelectOp>(op)) {
+      r = bind("tl.where(" + value(sel.getCondition()) + ", " + value(sel.getTrueValue()) + ", " +
+               value(sel.getFalseValue()) + ")");
+    } else if (op->getNumOperands() == 1 && op->getDialect()->getNamespace() == "kir") {
+      Type t = op->getResult(0).getType();
+      bool narrow = isNarrowFloat(t);
+      r = arith(t, unaryExpr(name, up(value(op->getOperand(0)), t), t), narrow);
+    } else if (op->getNumOperands() == 2 && op->getDialect()->getNamespace() == "kir") {
+      Type t = op->getResult(0).getType();
+      bool narrow = isNarrowFloat(t);
+      r = arith(t, binaryExpr(name, up(value(op->getOperand(0)), t), up(value(op->getOperand(1)), t), t),
+                narrow);
+    } else if (isa<arith::AddFOp, arith::AddIOp>(op)) {
+      r = bind(value(op->getOperand(0)) + " + " + value(op->getOperand(1)));
+    } else if (isa<arith::SubFOp, arith::SubIOp>(op)) {
+      r = bind(value(op->getOperand(0)) + " - " + value(op->getOperand(1)));
+    } else if (isa<arith::MulFOp, arith::MulIOp>(op)) {
+      r = bind(value(op->getOperand(0)) + " * " + value(op->getOperand(1)));
+    } else if (isa<arith::DivFOp>(op)) {
+      r = bind(value(op->getOperand(0)) + " / " + value(op->getOperand(1)));
+    } else if (isa<arith::MaximumFOp>(op)) {
+      r = bind("tl.maximum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) +
+               ", propagate_nan=tl.PropagateNan.ALL)");
+    } else if (isa<arith::MinimumFOp>(op)) {
+      r = bind("tl.minimum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) +
+               ", propagate_nan=tl.PropagateNan.ALL)");
+    } else if (isa<arith::MaxSIOp>(op)) {
+      r = bind("tl.maximum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
+    } else if (isa<arith::MinSIOp>(op)) {
+      r = bind("tl.minimum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
+    } else if (auto s = dyn_cast<arith::SelectOp>(op)) {
+      r = bind("tl.where(" + value(s.getCondition()) + ", " + value(s.getTrueValue()) + ", " +
+               value(s.getFalseValue()) + ")");
+    } else if (auto c = dyn_cast<arith::CmpFOp>(op)) {
+      std::string p = arith::stringifyCmpFPredicate(c.getPredicate()).str();
+      std::string o = p.substr(1);
+      std::string sym = o == "eq" ? "==" : o == "ne" ? "!=" : o == "lt" ? "<" : o == "le" ? "<=" : o == "gt" ? ">" : ">=";
+      r = bind("(" + value(c.getLhs()) + " " + sym + " " + value(c.getRhs()) + ")");
+    } else if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+      std::string p = arith::stringifyCmpIPredicate(c.getPredicate()).str();
+      std::string o = p.size() > 2 ? p.substr(1) : p;
+      std::string sym = o == "eq" ? "==" : o == "ne" ? "!=" : o == "lt" ? "<" : o == "le" ? "<=" : o == "gt" ? ">" : ">=";
+      r = bind("(" + value(c.getLhs()) + " " + sym + " " + value(c.getRhs()) + ")");
+    } else if (isa<math::ExpOp>(op)) {
+      r = bind("tl.exp(" + value(op->getOperand(0)) + ")");
+    } else if (isa<math::SqrtOp>(op)) {
+      r = bind("tl.sqrt_rn(" + value(op->getOperand(0)) + ")");
+    } else if (isa<arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp, arith::TruncFOp,
+                   arith::ExtSIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
+      r = bind(value(op->getOperand(0)) + ".to(" + tlType(op->getResult(0).getType()) + ")");
+    } else {
+      error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
+      r = "None";
+    }
+  }
+  cache[v] = r;
+  return r;
+}
+
+/// Identity of operand `i` of a reduce/scan for padding masked lanes.
+std::string Emitter::identityOf(Operation *op, unsigned i, Type elt) {
+  std::optional<kir::ReduceKind> kind;
+  ValueRange ids;
+  if (auto r = dyn_cast<kir::ReduceOp>(op)) {
+    kind = r.getKind();
+    ids = r.getIdentities();
+  } else {
+    auto s = cast<kir::ScanOp>(op);
+    kind = s.getKind();
+    ids = s.getIdentities();
+  }
+  if (!kind) {
+    if (i < ids.size())
+      return value(ids[i]);
+    return "0";
+  }
+  bool isFloat = isa<FloatType>(elt);
+  std::string itype = tlType(elt);
+  switch (*kind) {
+  case kir::ReduceKind::add: case kir::ReduceKind::or_: case kir::ReduceKind::xor_:
+    return isFloat ? "0.0" : "0";
+  case kir::ReduceKind::mul: return isFloat ? "1.0" : "1";
+  case kir::ReduceKind::and_: return elt.isInteger(1) ? "1" : "-1";
+  case kir::ReduceKind::max: case kir::ReduceKind::argmax:
+    if (i == 1) return "2147483647";
+    return isFloat ? "float('-inf')" : std::to_string(-(int64_t(1) << (elt.getIntOrFloatBitWidth() - 1)));
+  case kir::ReduceKind::min: case kir::ReduceKind::argmin:
+    if (i == 1) return "2147483647";
+    return isFloat ? "float('inf')" : std::to_string((int64_t(1) << (elt.getIntOrFloatBitWidth() - 1)) - 1);
+  }
+  return "0";
+}
+
+/// A @triton.jit combine function for a reduce/scan (named or general).
+std::string Emitter::combineFn(Operation *op) {
+  std::string fn = "_combine_" + std::to_string(helperFns.size());
+  std::optional<kir::ReduceKind> kind;
+  Region *region;
+  if (auto r = dyn_cast<kir::ReduceOp>(op)) {
+    kind = r.getKind();
+    region = &r.getCombiner();
+  } else {
+    auto s = cast<kir::ScanOp>(op);
+    kind = s.getKind();
+    region = &s.getCombiner();
+  }
+  Type elt = kir::kirElementType(op->getOperand(0).getType());
+  bool isFloat = isa<FloatType>(elt);
+  std::string src = "@triton.jit\ndef " + fn;
+  if (kind) {
+    switch (*kind) {
+    case kir::ReduceKind::add: src += "(a, b):\n    return a + b\n"; break;
+    case kir::ReduceKind::mul: src += "(a, b):\n    return a * b\n"; break;
+    case kir::ReduceKind::and_: src += "(a, b):\n    return a & b\n"; break;
+    case kir::ReduceKind::or_: src += "(a, b):\n    return a | b\n"; break;
+    case kir::ReduceKind::xor_: src += "(a, b):\n    return a ^ b\n"; break;
+    case kir::ReduceKind::max:
+      src += isFloat ? "(a, b):\n    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)\n"
+                     : "(a, b):\n    return tl.maximum(a, b)\n";
+      break;
+    case kir::ReduceKind::min:
+      src += isFloat ? "(a, b):\n    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)\n"
+                     : "(a, b):\n    return tl.minimum(a, b)\n";
+      break;
+    case kir::ReduceKind::argmax:
+    case kir::ReduceKind::argmin: {
+      // Ties pick the lowest index; NaN wins (the lowest-index NaN).
+      std::string better = *kind == kir::ReduceKind::argmax ? ">" : "<";
+      src += "(av, ai, bv, bi):\n";
+      if (isFloat)
+        src += "    an = av != av\n    bn = bv != bv\n"
+               "    take_b = (bn & ~an) | ((bn == an) & ((bv " + better + " av) | ((bv == av) | (an & bn)) & (bi < ai)))\n";
+      else
+        src += "    take_b = (bv " + better + " av) | ((bv == av) & (bi < ai))\n";
+      src += "    return tl.where(take_b, bv, av), tl.where(take_b, bi, ai)\n";
+      break;
+    }
+    }
+    helperFns.push_back(src);
+    return fn;
+  }
+  // General: translate the region's scalar ops.
+  Block &blk = region->front();
+  Py body;
+  Emitter sub(kernel, ps, body);
+  std::vector<std::string> params;
+  for (BlockArgument a : blk.getArguments()) {
+    std::string n = "p" + std::to_string(a.getArgNumber());
+    sub.cache[a] = n;
+    params.push_back(n);
+  }
+  body.push();
+  auto yield = cast<kir::YieldOp>(blk.getTerminator());
+  std::vector<std::string> outs;
+  for (Value y : yield.getValues())
+    outs.push_back(sub.value(y));
+  body.line("return " + llvm::join(outs, ", "));
+  if (!sub.error.empty())
+    error = sub.error;
+  src += "(" + llvm::join(params, ", ") + "):\n" + body.take();
+  helperFns.push_back(src);
+  return fn;
+}
+
+void Emitter::store(kir::StoreOp st) {
+  auto [off, mask] = address(st.getView());
+  std::string v = value(st.getValue());
+  Type elt = cast<kir::ViewType>(st.getView().getType()).getElementType();
+  std::string ptr = argName(st.getView()) + " + " + off;
+  std::string val = v + ".to(" + tlType(elt) + ")";
+  if (v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0)
+    val = "tl.full([1], " + v + ", " + tlType(elt) + ")";
+  py.line(mask.empty() ? "tl.store(" + ptr + ", " + val + ")"
+                       : "tl.store(" + ptr + ", " + val + ", mask=" + mask + ")");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies per structure
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct KernelText {
+  std::string signature;               ///< kernel parameters (without constexprs)
+  std::vector<std::string> constexprs; ///< physical parameter names
+  std::string body;
+  std::vector<std::string> helpers;
+};
+
+/// Symbols (runtime extents) used by the iteration space and the views.
+std::vector<std::string> extentSymbols(kir::KernelOp kernel) {
+  std::vector<std::string> syms;
+  for (Type t : kernel.getArgumentTypes())
+    if (auto v = dyn_cast<kir::ViewType>(t))
+      for (Attribute d : v.getShape())
+        if (!kir::isStaticDim(d) && !llvm::is_contained(syms, kir::symbolicDimName(d).str()))
+          syms.push_back(kir::symbolicDimName(d).str());
+  return syms;
+}
+
+std::string dimExpr(Attribute d) {
+  return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str();
+}
+
+/// Emits coordinates for row axes 0..rank-2 from a flat row index block `rows`
+/// ([BM, 1]) and the column block `cols` ([1, BN]).
+void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::string &rmask,
+                  const std::string &cols, const std::string &cmask) {
+  e.coords.coord.assign(rank, "");
+  e.coords.mask.assign(rank, "");
+  if (rank == 0)
+    return;
+  e.coords.coord[rank - 1] = cols;
+  e.coords.mask[rank - 1] = cmask;
+  if (rank == 1)
+    return;
+  if (rank == 2) {
+    e.coords.coord[0] = rows;
+    e.coords.mask[0] = rmask;
+    return;
+  }
+  std::string rem = e.bind(rows, "r");
+  for (int a = rank - 2; a >= 0; --a) {
+    std::string ext = dimExpr(e.ps.extents[a]);
+    e.coords.coord[a] = a == 0 ? rem : e.bind(rem + " % " + ext, "c");
+    if (a)
+      rem = e.bind(rem + " // " + ext, "r");
+  }
+  e.coords.mask[0] = rmask;
+}
+
+std::string rowsExpr(const ProgramStructure &ps) {
+  int rank = ps.extents.size();
+  if (rank <= 1)
+    return "1";
+  std::string r;
+  for (int i = 0; i < rank - 1; ++i)
+    r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i]);
+  return r;
+}
+
+std::string colsExpr(const ProgramStructure &ps) {
+  return ps.extents.empty() ? "1" : dimExpr(ps.extents.back());
+}
+
+void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op))
+      if (filter(st))
+        e.store(st);
+}
+
+bool hasColAxis(const ProgramStructure &ps, Value v) {
+  const auto &ax = ps.axes.lookup(v);
+  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
+}
+
+// --- pointwise ---------------------------------------------------------------
+void emitTiles(Emitter &e, Block &body) {
+  int rank = e.ps.extents.size();
+  Py &py = e.py;
+  py.line("pid_m = tl.program_id(0)");
+  py.line("pid_n = tl.program_id(1)");
+  py.line("rows = (pid_m * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
+  py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+  rowColCoords(e, rank, "rows", "rows < R", "cols", "cols < C");
+  emitStores(e, body, [](kir::StoreOp) { return true; });
+}
+
+// --- reductions along the innermost axis --------------------------------------
+/// Reduction `op` over the column axis at the current coordinates, resident.
+/// Returns the result variables ([BM, 1] blocks).
+std::vector<std::string> treeReduce(Emitter &e, kir::ReduceOp r, const std::string &fullMask,
+                                    const std::string &fn) {
+  std::vector<std::string> ins;
+  unsigned n = r.getInputs().size();
+  bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+  for (unsigned i = 0; i < n; ++i) {
+    Type elt = kir::kirElementType(r.getInputs()[i].getType());
+    std::string x = e.value(r.getInputs()[i]);
+    if (isNarrowFloat(elt))
+      x = x + ".to(tl.float32)";
+    ins.push_back(e.bind("tl.where(" + fullMask + ", " + x + ", " + e.identityOf(r, i, elt) + ")"));
+  }
+  if (arg) {
+    std::string idx = e.bind("tl.where(" + fullMask + ", (" + e.coords.coord.back() +
+                             ").to(tl.int32) + tl.zeros_like(" + ins[0] + ").to(tl.int32), 2147483647)");
+    ins.push_back(idx);
+  }
+  std::string tuple = ins.size() == 1 ? ins[0] : "(" + llvm::join(ins, ", ") + ")";
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < ins.size(); ++i)
+    outs.push_back(e.fresh("red"));
+  e.py.line(llvm::join(outs, ", ") + (outs.size() == 1 ? "" : "") + " = tl.reduce(" + tuple +
+            ", 1, " + fn + ", keep_dims=True)");
+  return outs;
+}
+
+/// Applies a seed once: op(seed, result) (the seed is the leftmost contribution).
+void applySeeds(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res, const std::string &fn) {
+  if (r.getInits().empty())
+    return;
+  std::vector<std::string> args;
+  for (Value s : r.getInits())
+    args.push_back(e.value(s));
+  for (auto &x : res)
+    args.push_back(x);
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < res.size(); ++i)
+    outs.push_back(e.fresh("seeded"));
+  e.py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
+  res = outs;
+}
+
+void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
+  for (auto [i, v] : llvm::enumerate(res))
+    v = e.bind(v + ".to(" + tlType(r.getResult(i).getType()) + ")");
+}
+
+void emitRowReduction(Emitter &e, Block &body) {
+  const ProgramStructure &ps = e.ps;
+  int rank = ps.extents.size();
+  Py &py = e.py;
+  py.line("pid = tl.program_id(0)");
+  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
+  py.line("rmask = rows < R");
+  std::vector<std::string> fns;
+  for (Operation *op : ps.reductions)
+    fns.push_back(e.combineFn(op));
+  auto isFullStore = [&](kir::StoreOp st) { return hasColAxis(ps, st.getView()); };
+  std::string rowPrefix;
+  // Row coordinates only (for row-space stores and seeds).
+  auto setRowCoords = [&](const std::string &cols, const std::string &cmask) {
+    rowColCoords(e, rank, "rows", "rmask", cols, cmask);
+  };
+
+  if (!ps.sequential) {
+    // Resident: the whole row (COVER = next_pow2(cols)) in registers.
+    py.line("if OWN_M * COVER <= 32768:");
+    py.push();
+    py.line("cols = tl.arange(0, COVER).to(tl.int64)[None, :]");
+    py.line("cmask = cols < C");
+    setRowCoords("cols", "cmask");
+    e.cache.clear();
+    std::string full = "rmask & cmask";
+    for (auto [i, op] : llvm::enumerate(ps.reductions)) {
+      auto r = cast<kir::ReduceOp>(op);
+      auto res = treeReduce(e, r, full, fns[i]);
+      applySeeds(e, r, res, fns[i]);
+      castResults(e, r, res);
+      for (unsigned k = 0; k < r.getNumResults(); ++k)
+        e.cache[r.getResult(k)] = res[k];
+    }
+    emitStores(e, body, [](kir::StoreOp) { return true; });
+    py.pop();
+    py.line("else:");
+    py.push();
+  }
+  // Chunked: one pass per reduction, then a pass for full-row outputs.
+  llvm::DenseMap<Value, std::string> reduced;
+  for (auto [i, op] : llvm::enumerate(ps.reductions)) {
+    auto r = cast<kir::ReduceOp>(op);
+    unsigned n = r.getInputs().size();
+    bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+    kir::Policy pol = r.getEffectivePolicy();
+    bool seq = pol != kir::Policy::unordered_tree;
+    bool rev = pol == kir::Policy::fold_right;
+    std::vector<std::string> acc;
+    std::string width = seq ? "1" : "RED_N";
+    unsigned nacc = n + (arg ? 1 : 0);
+    bool seeded = !r.getInits().empty() && seq;
+    for (unsigned k = 0; k < nacc; ++k) {
+      Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
+      std::string init;
+      if (seeded)
+        init = e.value(r.getInits()[k]);
+      else
+        init = e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
+      std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
+      acc.push_back("acc" + std::to_string(i) + "_" + std::to_string(k));
+      py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
+    }
+    py.line("for c0 in range(0, C, " + width + "):");
+    py.push();
+    if (rev)
+      py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(tl.int64)[None, :]");
+    else
+      py.line("cols = (c0 + tl.arange(0, " + width + ")).to(tl.int64)[None, :]");
+    py.line("cmask = (cols < C) & (cols >= 0)");
+    setRowCoords("cols", "cmask");
+    e.cache = reduced;
+    std::vector<std::string> xs;
+    for (unsigned k = 0; k < n; ++k) {
+      Type elt = kir::kirElementType(r.getInputs()[k].getType());
+      std::string x = e.value(r.getInputs()[k]);
+      if (isNarrowFloat(elt))
+        x += ".to(tl.float32)";
+      xs.push_back(e.bind("tl.where(rmask & cmask, " + x + ", " + e.identityOf(r, k, elt) + ")"));
+    }
+    if (arg)
+      xs.push_back(e.bind("tl.where(rmask & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
+                          ").to(tl.int32), 2147483647)"));
+    std::vector<std::string> args;
+    if (rev) { // fold_right: acc = op(x, acc)
+      args = xs;
+      args.insert(args.end(), acc.begin(), acc.end());
+    } else {
+      args = acc;
+      args.insert(args.end(), xs.begin(), xs.end());
+    }
+    if (seq) {
+      // Masked lanes (rows beyond R) may fold identities; they are never stored.
+      py.line(llvm::join(acc, ", ") + " = " + fns[i] + "(" + llvm::join(args, ", ") + ")");
+    } else {
+      py.line(llvm::join(acc, ", ") + " = " + fns[i] + "(" + llvm::join(args, ", ") + ")");
+    }
+    py.pop();
+    std::vector<std::string> res;
+    if (seq) {
+      res = acc;
+    } else {
+      std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
+      for (size_t k = 0; k < acc.size(); ++k)
+        res.push_back(e.fresh("red"));
+      py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fns[i] + ", keep_dims=True)");
+      applySeeds(e, r, res, fns[i]);
+    }
+    castResults(e, r, res);
+    for (unsigned k = 0; k < r.getNumResults(); ++k)
+      reduced[r.getResult(k)] = res[k];
+  }
+  // Row-space stores.
+  e.cache = reduced;
+  setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
+  emitStores(e, body, [&](kir::StoreOp st) { return !isFullStore(st); });
+  // Full-row stores: one more pass.
+  bool anyFull = false;
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op))
+      anyFull |= isFullStore(st);
+  if (anyFull) {
+    py.line("for c0 in range(0, C, RED_N):");
+    py.push();
+    py.line("cols = (c0 + tl.arange(0, RED_N)).to(tl.int64)[None, :]");
+    py.line("cmask = cols < C");
+    setRowCoords("cols", "cmask");
+    e.cache = reduced;
+    emitStores(e, body, isFullStore);
+    py.pop();
+  }
+  if (!ps.sequential)
+    py.pop();
+}
+
+// --- scans along the innermost axis -------------------------------------------
+void emitRowScan(Emitter &e, Block &body) {
+  const ProgramStructure &ps = e.ps;
+  int rank = ps.extents.size();
+  Py &py = e.py;
+  auto s = cast<kir::ScanOp>(ps.reductions.front());
+  std::string fn = e.combineFn(s);
+  unsigned n = s.getInputs().size();
+  bool rev = s.getReverse();
+  py.line("pid = tl.program_id(0)");
+  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
+  py.line("rmask = rows < R");
+  std::vector<std::string> carry;
+  for (unsigned k = 0; k < n; ++k) {
+    Type elt = kir::kirElementType(s.getInputs()[k].getType());
+    std::string init = s.getInits().empty() ? e.identityOf(s, k, elt) : e.value(s.getInits()[k]);
+    std::string dt = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
+    carry.push_back("carry" + std::to_string(k));
+    py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
+  }
+  py.line("for c0 in range(0, C, SCAN_N):");
+  py.push();
+  py.line("lane = tl.arange(0, SCAN_N)[None, :]");
+  py.line(rev ? "cols = (C - 1 - c0 - lane).to(tl.int64)" : "cols = (c0 + lane).to(tl.int64)");
+  py.line("cmask = (cols < C) & (cols >= 0)");
+  // Exclusive scans read the previous element in scan order.
+  if (s.getExclusive()) {
+    py.line(rev ? "src = cols + 1" : "src = cols - 1");
+    py.line("smask = (src < C) & (src >= 0)");
+    rowColCoords(e, rank, "rows", "rmask", "src", "smask");
+  } else {
+    rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
+  }
+  e.cache.clear();
+  std::vector<std::string> xs;
+  std::string m = s.getExclusive() ? "rmask & smask" : "rmask & cmask";
+  for (unsigned k = 0; k < n; ++k) {
+    Type elt = kir::kirElementType(s.getInputs()[k].getType());
+    std::string x = e.value(s.getInputs()[k]);
+    if (isNarrowFloat(elt))
+      x += ".to(tl.float32)";
+    xs.push_back(e.bind("tl.where(" + m + ", " + x + ", " + e.identityOf(s, k, elt) + ")"));
+  }
+  std::vector<std::string> scanned;
+  for (unsigned k = 0; k < n; ++k)
+    scanned.push_back(e.fresh("sc"));
+  std::string tuple = n == 1 ? xs[0] : "(" + llvm::join(xs, ", ") + ")";
+  py.line(llvm::join(scanned, ", ") + " = tl.associative_scan(" + tuple + ", 1, " + fn + ")");
+  std::vector<std::string> args = carry;
+  args.insert(args.end(), scanned.begin(), scanned.end());
+  std::vector<std::string> outs;
+  for (unsigned k = 0; k < n; ++k)
+    outs.push_back(e.fresh("out"));
+  py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
+  // Carry the last element of this segment (exact: one term plus zeros).
+  py.line("last = lane == tl.minimum(SCAN_N, C - c0) - 1");
+  for (unsigned k = 0; k < n; ++k)
+    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" +
+            carry[k] + ".dtype)");
+  rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
+  e.cache.clear();
+  for (unsigned k = 0; k < n; ++k)
+    e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
+  emitStores(e, body, [](kir::StoreOp) { return true; });
+  py.pop();
+}
+
+// --- reductions over leading axes ----------------------------------------------
+void emitSplitReduction(Emitter &e, Block &body) {
+  const ProgramStructure &ps = e.ps;
+  int rank = ps.extents.size();
+  Py &py = e.py;
+  auto r = cast<kir::ReduceOp>(ps.reductions.front());
+  std::string fn = e.combineFn(r);
+  bool colsKept = rank == 2 && !llvm::is_contained(r.getDims(), 1);
+  Type elt = kir::kirElementType(r.getInputs()[0].getType());
+  std::string accT = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
+  std::string ident = e.identityOf(r, 0, elt);
+  py.line("pid_n = tl.program_id(0)");
+  py.line("pid_s = tl.program_id(1)");
+  py.line("rows_per = tl.cdiv(tl.cdiv(R, SPLIT), RED_M) * RED_M");
+  py.line("r_lo = pid_s * rows_per");
+  py.line("acc = tl.full([RED_M, OWN_N], " + ident + ", " + accT + ")");
+  auto loopBody = [&](const std::string &cols) {
+    py.line("for r0 in range(r_lo, tl.minimum(r_lo + rows_per, R), RED_M):");
+    py.push();
+    py.line("rows = (r0 + tl.arange(0, RED_M)).to(tl.int64)[:, None]");
+    py.line("rmask = (rows < R) & (rows < r_lo + rows_per)");
+    py.line("cols = " + cols);
+    py.line("cmask = cols < C");
+    rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
+    e.cache.clear();
+    std::string x = e.value(r.getInputs()[0]);
+    if (isNarrowFloat(elt))
+      x += ".to(tl.float32)";
+    py.line("acc = " + fn + "(acc, tl.where(rmask & cmask, " + x + ", " + ident + "))");
+    py.pop();
+  };
+  if (colsKept) {
+    loopBody("(pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    py.line("res = tl.reduce(acc, 0, " + fn + ", keep_dims=True)");
+  } else {
+    py.line("for c0 in range(0, C, OWN_N):");
+    py.push();
+    loopBody("(c0 + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    py.pop();
+    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + ", keep_dims=True), 1, " + fn +
+            ", keep_dims=True)");
+  }
+  if (!r.getInits().empty()) {
+    if (ps.splitAtomic)
+      py.line("res = tl.where(pid_s == 0, " + fn + "(" + e.value(r.getInits()[0]) + ", res), res)");
+    else
+      py.line("res = " + fn + "(" + e.value(r.getInits()[0]) + ", res)");
+  }
+  // Coordinates of the kept axis for the output.
+  if (colsKept) {
+    py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "cols", "cols < C");
+  } else {
+    rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "tl.zeros([1, 1], dtype=tl.int64)", "");
+  }
+  e.cache.clear();
+  e.cache[r.getResult(0)] = "res";
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op)) {
+      if (ps.splitAtomic) {
+        auto [off, mask] = e.address(st.getView());
+        std::string ptr = e.argName(st.getView()) + " + " + off;
+        std::string cond = colsKept ? "cols < C" : "";
+        if (colsKept)
+          py.line("tl.atomic_add(" + ptr + ", res, mask=" + cond + ")");
+        else
+          py.line("tl.atomic_add(" + ptr + " + tl.zeros([1, 1], dtype=tl.int64), res)");
+      } else {
+        py.line("if pid_n < tl.cdiv(" + std::string(colsKept ? "C" : "1") + ", " +
+                (colsKept ? "OWN_N" : "1") + "):");
+        py.push();
+        e.store(st);
+        py.pop();
+      }
+    }
+}
+
+// --- contraction ------------------------------------------------------------------
+void emitMatmul(Emitter &e, Block &body, bool tma) {
+  const ProgramStructure &ps = e.ps;
+  ContractionInfo ci = *ps.contraction;
+  Py &py = e.py;
+  int rank = ps.extents.size(); // [batch,] m, n
+  bool batched = ci.batch != 0;
+  std::string a = e.argName(ci.lhsLoad.getView()), b = e.argName(ci.rhsLoad.getView());
+  // Stride of operand `x` along the canonical axis `axis`.
+  auto strideOf = [&](Value view, int axis) {
+    const auto &ax = ps.axes.lookup(view);
+    for (auto [d, c] : llvm::enumerate(ax))
+      if (c == axis)
+        return e.argName(view) + "_s" + std::to_string(d);
+    return std::string("0");
+  };
+  int mAx = batched ? 1 : 0, nAx = batched ? 2 : 1, kAx = rank;
+  std::string M = dimExpr(ps.extents[mAx]), N = dimExpr(ps.extents[nAx]);
+  auto kDim = [&]() {
+    auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
+    const auto &ax = ps.axes.lookup(ci.lhsLoad.getView());
+    for (auto [d, c] : llvm::enumerate(ax))
+      if (c == kAx)
+        return dimExpr(shape[d]);
+    return std::string("1");
+  }();
+  Type inElt = kir::kirElementType(ci.lhsLoad.getType());
+  std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
+  py.line("pid = tl.program_id(0)");
+  py.line("num_pid_m = tl.cdiv(" + M + ", BM)");
+  py.line("num_pid_n = tl.cdiv(" + N + ", BN)");
+  py.line("group = GROUP_M * num_pid_n");
+  py.line("first_m = (pid // group) * GROUP_M");
+  py.line("gsize = tl.minimum(num_pid_m - first_m, GROUP_M)");
+  py.line("pid_m = first_m + ((pid % group) % gsize)");
+  py.line("pid_n = (pid % group) // gsize");
+  if (batched)
+    py.line("pid_b = tl.program_id(1).to(tl.int64)");
+  py.line("rm = pid_m * BM + tl.arange(0, BM)");
+  py.line("rn = pid_n * BN + tl.arange(0, BN)");
+  py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
+  std::string aBase = a + (batched ? " + pid_b * " + strideOf(ci.lhsLoad.getView(), 0) : "");
+  std::string bBase = b + (batched ? " + pid_b * " + strideOf(ci.rhsLoad.getView(), 0) : "");
+  std::string sam = strideOf(ci.lhsLoad.getView(), mAx), sak = strideOf(ci.lhsLoad.getView(), kAx);
+  std::string sbk = strideOf(ci.rhsLoad.getView(), kAx), sbn = strideOf(ci.rhsLoad.getView(), nAx);
+  if (tma) {
+    py.line("if USE_TENSOR_DESCRIPTOR:");
+    py.push();
+    if (ci.lhsTransposed)
+      py.line("a_desc = tl.make_tensor_descriptor(" + aBase + ", shape=[" + kDim + ", " + M + "], strides=[" + sak + ", 1], block_shape=[BK, BM])");
+    else
+      py.line("a_desc = tl.make_tensor_descriptor(" + aBase + ", shape=[" + M + ", " + kDim + "], strides=[" + sam + ", 1], block_shape=[BM, BK])");
+    if (ci.rhsTransposed)
+      py.line("b_desc = tl.make_tensor_descriptor(" + bBase + ", shape=[" + N + ", " + kDim + "], strides=[" + sbn + ", 1], block_shape=[BN, BK])");
+    else
+      py.line("b_desc = tl.make_tensor_descriptor(" + bBase + ", shape=[" + kDim + ", " + N + "], strides=[" + sbk + ", 1], block_shape=[BK, BN])");
+    py.line("for k in tl.range(0, tl.cdiv(" + kDim + ", BK), num_stages=NUM_STAGES):");
+    py.push();
+    py.line(ci.lhsTransposed ? "av = a_desc.load([k * BK, pid_m * BM]).T" : "av = a_desc.load([pid_m * BM, k * BK])");
+    py.line(ci.rhsTransposed ? "bv = b_desc.load([pid_n * BN, k * BK]).T" : "bv = b_desc.load([k * BK, pid_n * BN])");
+    py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
+    py.pop();
+    py.pop();
+    py.line("else:");
+    py.push();
+  }
+  py.line("for k in tl.range(0, tl.cdiv(" + kDim + ", BK), num_stages=NUM_STAGES):");
+  py.push();
+  py.line("rk = k * BK + tl.arange(0, BK)");
+  py.line("av = tl.load(" + aBase + " + rm[:, None].to(tl.int64) * " + sam + " + rk[None, :].to(tl.int64) * " + sak +
+          ", mask=(rm[:, None] < " + M + ") & (rk[None, :] < " + kDim + "), other=0.0)");
+  py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + rn[None, :].to(tl.int64) * " + sbn +
+          ", mask=(rk[:, None] < " + kDim + ") & (rn[None, :] < " + N + "), other=0.0)");
+  py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
+  py.pop();
+  if (tma)
+    py.pop();
+  // Epilogue: the rest of the kernel at output coordinates.
+  e.coords.coord.assign(rank + 1, "");
+  e.coords.mask.assign(rank + 1, "");
+  if (batched)
+    e.coords.coord[0] = "pid_b";
+  e.coords.coord[mAx] = "rm.to(tl.int64)[:, None]";
+  e.coords.mask[mAx] = "rm[:, None] < " + M;
+  e.coords.coord[nAx] = "rn.to(tl.int64)[None, :]";
+  e.coords.mask[nAx] = "rn[None, :] < " + N;
+  e.cache.clear();
+  Type accElt = kir::kirElementType(ci.op.getType());
+  e.cache[ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
+  emitStores(e, body, [](kir::StoreOp) { return true; });
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &ps,
+                                 const std::vector<Candidate> &candidates,
+                                 const std::string &programKey, std::string &source,
+                                 std::string &error) {
+  Block &block = kernel.getBody().front();
+  Py body;
+  body.push();
+  Emitter e(kernel, ps, body);
+  bool tma = false;
+  for (const auto &p : ps.parameters)
+    tma |= p.symbol == "USE_TENSOR_DESCRIPTOR";
+  switch (ps.kind) {
+  case StructureKind::Tiles: emitTiles(e, block); break;
+  case StructureKind::RowReduction: emitRowReduction(e, block); break;
+  case StructureKind::RowScan: emitRowScan(e, block); break;
+  case StructureKind::SplitReduction: emitSplitReduction(e, block); break;
+  case StructureKind::Matmul: emitMatmul(e, block, tma); break;
+  }
+  if (!e.error.empty()) {
+    error = e.error;
+    return false;
+  }
+  std::string name = kernel.getSymName().str();
+  std::vector<std::string> syms = extentSymbols(kernel);
+
+  // Kernel parameters: views (pointer + strides), scalars, extent symbols, R, C.
+  std::vector<std::string> kparams, kargs, access, keyNames;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
+    std::string n = kernel.getArgName(i);
+    Type t = kernel.getArgumentTypes()[i];
+    if (auto v = dyn_cast<kir::ViewType>(t)) {
+      kparams.push_back(n);
+      kargs.push_back(n);
+      for (int64_t d = 0; d < v.getRank(); ++d) {
+        kparams.push_back(n + "_s" + std::to_string(d));
+        kargs.push_back(n + ".stride(" + std::to_string(d) + ")");
+        keyNames.push_back(n + "_s" + std::to_string(d));
+      }
+      access.push_back(kir::stringifyAccess(v.getAccess()).str());
+    } else {
+      kparams.push_back(n);
+      kargs.push_back(n);
+      access.push_back("scalar");
+    }
+  }
+  for (const auto &s : syms) {
+    kparams.push_back(s);
+    kargs.push_back("_ext['" + s + "']");
+    keyNames.push_back(s);
+  }
+  kparams.push_back("R");
+  kparams.push_back("C");
+  kargs.push_back("R");
+  kargs.push_back("C");
+  keyNames.push_back("R");
+  keyNames.push_back("C");
+  bool cover = ps.kind == StructureKind::RowReduction;
+  std::vector<std::string> constexprs;
+  for (const auto &p : ps.parameters)
+    if (!p.column.empty() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES")
+      constexprs.push_back(p.symbol);
+  if (ps.kind == StructureKind::Matmul)
+    constexprs.push_back("NUM_STAGES");
+  if (cover)
+    constexprs.push_back("COVER");
+
+  std::ostringstream os;
+  os << "# Generated by intentc: Triton provider, kernel '" << name << "', family " << ps.family
+     << ", structure " << structureName(ps.kind) << ".\n# Do not edit: recompile the KIR instead.\n";
+  os << "import os\nimport torch\nimport triton\nimport triton.language as tl\n";
+  os << "try:\n    from triton.language.extra.libdevice import fmod as libdevice_fmod\nexcept Exception:  # pragma: no cover\n    libdevice_fmod = None\n";
+  os << "try:  # optional: winner timings and exact trial state (docs/runtime.md)\n"
+        "    import intent_runtime as _rt\nexcept ImportError:\n    _rt = None\n\n";
+  os << "PROGRAM_KEY = \"" << programKey << "\"\n";
+  os << "FAMILY = \"" << ps.family << "\"\n\n";
+  os << providers::emitArgumentChecks(kernel) << "\n";
+  for (const auto &h : e.helperFns)
+    os << h << "\n";
+  os << "@triton.jit\ndef " << name << "_kernel(" << llvm::join(kparams, ", ");
+  for (const auto &c : constexprs)
+    os << ", " << c << ": tl.constexpr";
+  os << "):\n" << body.take() << "\n";
+
+  // Candidates: exactly the complete rows, as triton.Config objects.
+  os << "CANDIDATES = [\n";
+  for (const auto &c : candidates) {
+    os << "    {";
+    bool first = true;
+    for (const auto &[k, v] : c) {
+      os << (first ? "" : ", ") << "\"" << k << "\": " << v;
+      first = false;
+    }
+    os << "},\n";
+  }
+  os << "]\n\n";
+  os << "def _meta(cand):\n"
+        "    return {k: v for k, v in cand.items() if k not in (\"NUM_WARPS\", \"NUM_STAGES\")"
+     << (ps.kind == StructureKind::Matmul ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
+  os << "def _config(cand):\n"
+        "    return triton.Config(_meta(cand), num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
+  std::string gridExpr;
+  switch (ps.kind) {
+  case StructureKind::Tiles: gridExpr = "(triton.cdiv(R, META['OWN_M']), triton.cdiv(C, META['OWN_N']))"; break;
+  case StructureKind::RowReduction:
+  case StructureKind::RowScan: gridExpr = "(triton.cdiv(R, META['OWN_M']),)"; break;
+  case StructureKind::SplitReduction: {
+    bool colsKept = ps.extents.size() == 2 &&
+                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+    gridExpr = colsKept ? "(triton.cdiv(C, META['OWN_N']), META['SPLIT'])" : "(1, META['SPLIT'])";
+    break;
+  }
+  case StructureKind::Matmul: {
+    std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
+    std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
+    gridExpr = "(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
+               std::string(ps.contraction->batch ? ", _ext_b" : "") + ")";
+    break;
+  }
+  }
+  std::vector<std::string> restore, reset;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i])) {
+      if (v.getAccess() == kir::Access::InOut)
+        restore.push_back("\"" + kernel.getArgName(i) + "\"");
+      if (ps.splitAtomic && v.getAccess() != kir::Access::In)
+        reset.push_back("\"" + kernel.getArgName(i) + "\"");
+    }
+  std::string jitName = name + "_kernel";
+  os << "def _prune(configs, named_args, **kwargs):\n"
+        "    # Tensor descriptors need 16-byte aligned bases and strides and a unit last stride.\n"
+        "    ok = named_args.get(\"_tma_ok\", True) if isinstance(named_args, dict) else True\n"
+        "    return [c for c in configs if ok or not c.kwargs.get(\"USE_TENSOR_DESCRIPTOR\", 0)] or configs[:0]\n\n";
+  os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES],\n    key=["
+     << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
+     << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n    reset_to_zero=["
+     << llvm::join(reset, ", ") << "],\n)(" << jitName << ")\n\n";
+  os << "def _tma_eligible(*tensors):\n"
+        "    for t in tensors:\n"
+        "        es = t.element_size()\n"
+        "        if t.stride(-1) != 1 or t.data_ptr() % 16 or any((s * es) % 16 for s in t.stride()[:-1]):\n"
+        "            return False\n"
+        "    return True\n\n";
+  if (tma)
+    os << "def _tma_alloc(size, alignment, stream):\n    return torch.empty(size, device=\"cuda\", dtype=torch.int8)\n\n";
+
+  // Host launch.
+  std::string params = providers::launchParameterList(kernel);
+  os << "def _prepare(" << params << "):\n";
+  os << "    _ext = _check_args(" << params << ")\n";
+  os << "    R = " << rowsExpr(ps) << "\n    C = " << colsExpr(ps) << "\n";
+  for (const auto &s : syms)
+    os << "    " << s << " = _ext['" << s << "']\n";
+  os << "    args = [" << llvm::join(kargs, ", ") << "]\n";
+  os << "    extra = {}\n";
+  if (cover)
+    os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
+  if (ps.kind == StructureKind::Matmul) {
+    std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
+    std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
+    os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
+    if (ps.contraction->batch)
+      os << "    _ext_b = " << dimExpr(ps.extents[0]) << "\n";
+    os << "    grid = lambda META: " << gridExpr << "\n";
+  } else {
+    os << "    grid = lambda META: " << gridExpr << "\n";
+  }
+  std::string aName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber()) : "";
+  std::string bName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).rhsLoad.getView()).getArgNumber()) : "";
+  if (tma)
+    os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName << ")\n";
+  else
+    os << "    tma_ok = False\n";
+  os << "    empty = R == 0 or C == 0" << (ps.kind == StructureKind::Matmul ? " or _ext_m == 0 or _ext_n == 0" : "") << "\n";
+  os << "    return args, extra, grid, tma_ok, empty\n\n";
+
+  os << "def _run_candidate(cand, launch_args):\n";
+  os << "    args, extra, grid, tma_ok, empty = _prepare(*launch_args)\n";
+  os << "    if empty:\n        return\n";
+  os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
+        "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
+  for (const auto &r : reset) {
+    std::string n = r.substr(1, r.size() - 2);
+    os << "    " << n << "_t = launch_args[" << [&] { for (unsigned i = 0; i < kernel.getNumArguments(); ++i) if (kernel.getArgName(i) == n) return i; return 0u; }() << "]\n";
+    os << "    " << n << "_t.zero_()\n";
+  }
+  if (tma)
+    os << "    triton.set_allocator(_tma_alloc)\n";
+  os << "    meta = _meta(cand)\n    meta.update(extra)\n";
+  os << "    " << jitName << "[grid(meta)](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
+
+  os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
+  os << "_TUNED = None\n\n";
+  os << "def _tuned():\n"
+        "    global _TUNED\n"
+        "    if _TUNED is None:\n"
+        "        _TUNED = _rt.TunedKernel(\"" << name << "\", PROGRAM_KEY, CANDIDATES, _run_candidate, access=_ACCESS)\n"
+        "    return _TUNED\n\n";
+  os << "def _use_runtime():\n"
+        "    return _rt is not None and os.environ.get(\"INTENT_RUNTIME\", \"1\") != \"0\"\n\n";
+  os << "def launch(" << params << "):\n";
+  os << "    \"\"\"Runs the kernel on the caller's tensors (outputs included), tuning on first use.\"\"\"\n";
+  os << "    if _use_runtime():\n        _tuned()(" << params << ")\n        return\n";
+  os << "    args, extra, grid, tma_ok, empty = _prepare(" << params << ")\n";
+  os << "    if empty:\n        return\n";
+  os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
+  os << "    if not cands:\n        raise ValueError(\"no declared candidate can run on these arguments (tensor descriptors need 16-byte alignment)\")\n";
+  if (tma)
+    os << "    triton.set_allocator(_tma_alloc)\n";
+  os << "    if len(cands) != len(CANDIDATES):\n"
+        "        # Only declared pointer-form candidates remain eligible for these tensors.\n"
+        "        if len(cands) == 1:\n"
+        "            _run_candidate(cands[0], (" << params << (kernel.getNumArguments() == 1 ? "," : "") << "))\n"
+        "            return\n"
+        "        global _TUNED\n"
+        "        KERNEL.configs = [_config(c) for c in cands]\n";
+  for (const auto &r : reset) {
+    std::string n = r.substr(1, r.size() - 2);
+    os << "    " << n << ".zero_()\n";
+  }
+  os << "    KERNEL[grid](*args, **extra)\n\n";
+  os << "def prepare(" << params << "):\n"
+        "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
+        "    if _use_runtime():\n        return _tuned().prepare(" << params << ")\n"
+        "    return None\n";
+  source = os.str();
+  return true;
+}
