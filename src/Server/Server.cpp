@@ -118,6 +118,7 @@ public:
   Clock::time_point start, lastActivity;
   long fakePeerUid = -1;
   bool stopping = false;
+  uint64_t acceptErrors = 0;
   std::set<std::shared_ptr<Session>> sessions; // io thread only
   int busyRequests = 0;                        // io thread only
   std::atomic<uint64_t> nRequests{0}, nCompiles{0}, nShared{0}, nConnections{0}, nRefused{0},
@@ -133,8 +134,14 @@ public:
     acceptor.async_accept([this](std::error_code ec, stream::socket sock) {
       if (ec) {
         if (!stopping && ec != asio::error::operation_aborted) {
-          logf("accept: %s", ec.message().c_str());
-          accept();
+          // E.g. EMFILE: back off instead of spinning, keep serving the others.
+          if (++acceptErrors <= 10 || acceptErrors % 100 == 0)
+            logf("accept: %s", ec.message().c_str());
+          auto t = std::make_shared<asio::steady_timer>(io, std::chrono::milliseconds(100));
+          t->async_wait([this, t](std::error_code) {
+            if (!stopping)
+              accept();
+          });
         }
         return;
       }
@@ -794,6 +801,18 @@ int runServer(const ServerOptions &in) {
   auto srv = std::make_unique<Server>(opts, std::move(*c), *root);
   try {
     if (systemd) {
+      int listening = 0;
+      socklen_t len = sizeof listening;
+      sockaddr_storage ss{};
+      socklen_t slen = sizeof ss;
+      if (::getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening ||
+          ::getsockname(3, reinterpret_cast<sockaddr *>(&ss), &slen) != 0 ||
+          ss.ss_family != AF_UNIX) {
+        ready.fail("LISTEN_FDS: fd 3 is not a listening Unix stream socket");
+        ::unlink(lockPath.c_str());
+        ::close(lockFd);
+        return kServeError;
+      }
       srv->acceptor.assign(stream(), 3);
     } else {
       struct stat st;
