@@ -31,6 +31,7 @@
 #include <set>
 #include <thread>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -692,6 +693,19 @@ int daemonize(const std::string &logPath, int &readyFd) {
     ::close(log);
   }
   if (::chdir("/") != 0) {
+  }
+  // Drop every other inherited descriptor (a build system's pipes, make's
+  // jobserver): a long-lived daemon must not keep them open.
+  if (DIR *d = ::opendir("/proc/self/fd")) {
+    std::vector<int> fds;
+    while (struct dirent *e = ::readdir(d)) {
+      int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != pfd[1] && fd != ::dirfd(d))
+        fds.push_back(fd);
+    }
+    ::closedir(d);
+    for (int fd : fds)
+      ::close(fd);
   }
   readyFd = pfd[1];
   return -1;

@@ -111,3 +111,33 @@ def test_single_instance(server, env):
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 3 and "already running" in p.stderr
     assert rpc(server.sock, "status")["result"]["pid"] == server.proc.pid
+
+
+def test_other_compiler_identity(tmp_path, env):
+    """A server built from another binary: auto compiles in-process, spawn replaces it."""
+    import shutil
+    import subprocess
+    from server_helpers import Server
+    other = tmp_path / "intentc-other"
+    shutil.copy(INTENTC, other)
+    with open(other, "ab") as f:
+        f.write(b"\0different build")
+    os.chmod(other, 0o755)
+    old = subprocess.Popen([str(other), "serve", "--foreground", "--socket", env["INTENTC_SOCKET"]],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert old.stdout.readline().strip() == "ready"
+        src = tmp_path / "add.kir"
+        src.write_text(ADD_KIR)
+        p = run(["compile", src, "--target", TARGET, "--server", "require"], env)
+        assert p.returncode == 1 and "another compiler" in p.stderr
+        run(["compile", src, "--target", TARGET], env, check=0)  # auto: in-process
+        assert old.poll() is None
+        run(["compile", src, "--target", TARGET, "--server", "spawn"], env, check=0)
+        assert old.wait(timeout=30) == 0  # asked to shut down
+        st = rpc(env["INTENTC_SOCKET"], "initialize")["result"]
+        assert st["pid"] != old.pid
+        run(["server", "stop"], env, check=0)
+    finally:
+        if old.poll() is None:
+            old.kill()
