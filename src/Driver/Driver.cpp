@@ -185,10 +185,13 @@ static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
                         : req.stage == Stage::Provider ? gpu::StopAfter::Provider
                                                        : gpu::StopAfter::Full;
   gpu::ProviderOutput out;
-  if (failed(gpu::compileKernel(kernel, setup.ctx, stop, identity, out)))
+  if (failed(gpu::compileKernel(kernel, setup.ctx, stop, identity, out))) {
+    kr.explainJson = out.explain.dump();
     return false;
+  }
   kr.family = out.family;
   kr.candidates = out.candidates;
+  kr.explainJson = out.explain.dump();
   stageText += out.stageIR;
   for (auto &f : out.files)
     kr.files.push_back({f.name, f.content});

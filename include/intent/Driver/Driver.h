@@ -51,6 +51,9 @@ struct KernelResult {
   std::vector<std::pair<std::string, std::string>> keyComponents; ///< name -> digest
   std::string cacheStatus = "off"; ///< hit | miss | off
   std::string entryDir;    ///< cache entry directory when cached
+  /// Family, facts, parameters and every profile row's fate (`intentc explain`);
+  /// JSON text, filled by uncached shared/provider/full compiles.
+  std::string explainJson;
 };
 
 struct CompileResult {

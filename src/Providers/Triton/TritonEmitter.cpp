@@ -1051,7 +1051,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
     std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
     gridExpr = "(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
-               std::string(ps.contraction->batch ? ", _ext_b" : "") + ")";
+               std::string(ps.contraction->batch ? ", _ext_b" : ",") + ")";
     break;
   }
   }
@@ -1085,9 +1085,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string params = providers::launchParameterList(kernel);
   os << "def _prepare(" << params << "):\n";
   os << "    _ext = _check_args(" << params << ")\n";
-  os << "    R = " << rowsExpr(ps) << "\n    C = " << colsExpr(ps) << "\n";
   for (const auto &s : syms)
     os << "    " << s << " = _ext['" << s << "']\n";
+  os << "    R = " << rowsExpr(ps) << "\n    C = " << colsExpr(ps) << "\n";
   os << "    args = [" << llvm::join(kargs, ", ") << "]\n";
   os << "    extra = {}\n";
   if (cover)
@@ -1108,7 +1108,21 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName << ")\n";
   else
     os << "    tma_ok = False\n";
-  os << "    empty = R == 0 or C == 0" << (ps.kind == StructureKind::Matmul ? " or _ext_m == 0 or _ext_n == 0" : "") << "\n";
+  // Nothing to do only when no output element exists: an empty reduced axis
+  // still writes identities (or seeds).
+  std::string emptyExpr;
+  switch (ps.kind) {
+  case StructureKind::Tiles: case StructureKind::RowScan: emptyExpr = "R == 0 or C == 0"; break;
+  case StructureKind::RowReduction: emptyExpr = "R == 0"; break;
+  case StructureKind::SplitReduction: {
+    bool colsKept = ps.extents.size() == 2 &&
+                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+    emptyExpr = colsKept ? "C == 0" : "False";
+    break;
+  }
+  case StructureKind::Matmul: emptyExpr = "_ext_m == 0 or _ext_n == 0"; break;
+  }
+  os << "    empty = " << emptyExpr << "\n";
   os << "    return args, extra, grid, tma_ok, empty\n\n";
 
   os << "def _run_candidate(cand, launch_args):\n";

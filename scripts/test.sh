@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole test suite: set up, build, then doctest units (ctest), lit
+# (IR and CLI), pytest (generated kernels on the CPU interpreter, the Python
+# runtime, cache and server integration with real processes) and the KIR
+# parser fuzzer for 60 s.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/build.sh"
+BUILD="$ROOT/build"
+export INTENTC="$BUILD/bin/intentc"
+export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+
+echo "== doctest units"
+ctest --test-dir "$BUILD" --output-on-failure -j 2
+echo "== lit"
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -q "$BUILD/tests"
+echo "== fuzz (KIR parser + verifier, ${FUZZ_SECONDS:-60} s)"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "$ROOT/tests/fuzz/run.sh"
+echo "== pytest"
+cd "$ROOT"
+python3 -m pytest -q -p no:cacheprovider --import-mode=importlib tests/python tests/integration
