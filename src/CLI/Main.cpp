@@ -40,6 +40,8 @@ int cli::main(int argc, char **argv) {
   add("verify", "Parse and verify KIR files", registerVerify);
   add("compile", "Compile a KIR file for a provider", registerCompile);
   add("info", "Show version, build id and bundled configuration paths", registerInfo);
+  add("explain", "Explain family, parameters and profile rows of each kernel", registerExplain);
+  add("profiles", "Show the effective profile tables", registerProfiles);
   add("cache", "Inspect and maintain the artifact cache", registerCache);
   add("serve", "Run the compile server", registerServe);
   add("server", "Start, stop or query the compile server", registerServer);

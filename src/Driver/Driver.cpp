@@ -259,6 +259,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
   if (req.stage != Stage::KIR && !setupProvider(req, env, setup, diagOS))
     return result;
 
+  bool anyFailed = false; // only with req.keepFailedKernels
   for (kir::KernelOp kernel : kernels) {
     KernelResult kr;
     kr.name = kernel.getSymName().str();
@@ -278,8 +279,11 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
       kr.keyComponents.emplace_back(c.name, c.digest);
 
     if (!cache || req.stage != Stage::Full) {
-      if (!buildKernel(req, setup, kernel, kr.key, kr, result.stageText))
-        return result;
+      if (!buildKernel(req, setup, kernel, kr.key, kr, result.stageText)) {
+        if (!req.keepFailedKernels)
+          return result;
+        anyFailed = true;
+      }
       result.kernels.push_back(std::move(kr));
       continue;
     }
@@ -332,6 +336,6 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
       }
     result.kernels.push_back(std::move(kr));
   }
-  result.ok = true;
+  result.ok = !anyFailed;
   return result;
 }

@@ -34,6 +34,10 @@ struct CompileRequest {
   std::string tuningConfigName = "<tuning-config>"; ///< shown in diagnostics
   Stage stage = Stage::Full;
   bool printIRAfterAll = false; ///< --mlir-print-ir-after-all (to the log)
+  /// `intentc explain`: a kernel whose uncached provider stage fails still gets
+  /// its KernelResult (with explainJson); the remaining kernels are compiled and
+  /// result.ok is false.
+  bool keepFailedKernels = false;
 };
 
 /// One generated file: name within the artifact directory and content.
