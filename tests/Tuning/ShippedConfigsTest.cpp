@@ -55,7 +55,7 @@ TEST_CASE("shipped tables parse, define every family and keep sensible sizes") {
         if (isContraction(f))
           CHECK(n <= 16);
         else
-          CHECK((n >= 3 && n <= 8));
+          CHECK((n >= 3 && n <= 12)); // multi_axis_reduction carries split rows too
       }
     }
     // Canonical content is stable across loads.

@@ -231,7 +231,9 @@ std::string Emitter::value(Value v) {
       r = bind("(" + coords.coord[axis] + ").to(" + tlType(io.getType()) + ")");
     } else if (auto ex = dyn_cast<kir::ExtentOp>(op)) {
       Attribute d = cast<kir::ViewType>(ex.getView().getType()).getShape()[ex.getAxis()];
-      r = kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str();
+      // A tensor, not a Python int: Triton may specialize an extent of 1 to a constexpr.
+      r = bind("(tl.zeros([], tl.int64) + " +
+               (kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str()) + ")");
     } else if (auto cast = dyn_cast<kir::CastOp>(op)) {
       std::string x = value(cast.getInput());
       Type to = kir::kirElementType(cast.getType());
@@ -504,8 +506,8 @@ void emitTiles(Emitter &e, Block &body) {
   Py &py = e.py;
   py.line("pid_m = tl.program_id(0)");
   py.line("pid_n = tl.program_id(1)");
-  py.line("rows = (pid_m * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
-  py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+  py.line("rows = (pid_m * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
+  py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
   rowColCoords(e, rank, "rows", "rows < R", "cols", "cols < C");
   emitStores(e, body, [](kir::StoreOp) { return true; });
 }
@@ -565,7 +567,7 @@ void emitRowReduction(Emitter &e, Block &body) {
   int rank = ps.extents.size();
   Py &py = e.py;
   py.line("pid = tl.program_id(0)");
-  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
+  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
   py.line("rmask = rows < R");
   std::vector<std::string> fns;
   for (Operation *op : ps.reductions)
@@ -581,7 +583,7 @@ void emitRowReduction(Emitter &e, Block &body) {
     // Resident: the whole row (COVER = next_pow2(cols)) in registers.
     py.line("if OWN_M * COVER <= 32768:");
     py.push();
-    py.line("cols = tl.arange(0, COVER).to(tl.int64)[None, :]");
+    py.line("cols = tl.arange(0, COVER).to(IDXT)[None, :]");
     py.line("cmask = cols < C");
     setRowCoords("cols", "cmask");
     e.cache.clear();
@@ -626,9 +628,9 @@ void emitRowReduction(Emitter &e, Block &body) {
     py.line("for c0 in range(0, C, " + width + "):");
     py.push();
     if (rev)
-      py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(tl.int64)[None, :]");
+      py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
     else
-      py.line("cols = (c0 + tl.arange(0, " + width + ")).to(tl.int64)[None, :]");
+      py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
     py.line("cmask = (cols < C) & (cols >= 0)");
     setRowCoords("cols", "cmask");
     e.cache = reduced;
@@ -684,7 +686,7 @@ void emitRowReduction(Emitter &e, Block &body) {
   if (anyFull) {
     py.line("for c0 in range(0, C, RED_N):");
     py.push();
-    py.line("cols = (c0 + tl.arange(0, RED_N)).to(tl.int64)[None, :]");
+    py.line("cols = (c0 + tl.arange(0, RED_N)).to(IDXT)[None, :]");
     py.line("cmask = cols < C");
     setRowCoords("cols", "cmask");
     e.cache = reduced;
@@ -705,7 +707,7 @@ void emitRowScan(Emitter &e, Block &body) {
   unsigned n = s.getInputs().size();
   bool rev = s.getReverse();
   py.line("pid = tl.program_id(0)");
-  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(tl.int64)[:, None]");
+  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
   py.line("rmask = rows < R");
   std::vector<std::string> carry;
   for (unsigned k = 0; k < n; ++k) {
@@ -718,7 +720,7 @@ void emitRowScan(Emitter &e, Block &body) {
   py.line("for c0 in range(0, C, SCAN_N):");
   py.push();
   py.line("lane = tl.arange(0, SCAN_N)[None, :]");
-  py.line(rev ? "cols = (C - 1 - c0 - lane).to(tl.int64)" : "cols = (c0 + lane).to(tl.int64)");
+  py.line(rev ? "cols = (C - 1 - c0 - lane).to(IDXT)" : "cols = (c0 + lane).to(IDXT)");
   py.line("cmask = (cols < C) & (cols >= 0)");
   // Exclusive scans read the previous element in scan order.
   if (s.getExclusive()) {
@@ -781,7 +783,7 @@ void emitSplitReduction(Emitter &e, Block &body) {
   auto loopBody = [&](const std::string &cols) {
     py.line("for r0 in range(r_lo, tl.minimum(r_lo + rows_per, R), RED_M):");
     py.push();
-    py.line("rows = (r0 + tl.arange(0, RED_M)).to(tl.int64)[:, None]");
+    py.line("rows = (r0 + tl.arange(0, RED_M)).to(IDXT)[:, None]");
     py.line("rmask = (rows < R) & (rows < r_lo + rows_per)");
     py.line("cols = " + cols);
     py.line("cmask = cols < C");
@@ -794,12 +796,12 @@ void emitSplitReduction(Emitter &e, Block &body) {
     py.pop();
   };
   if (colsKept) {
-    loopBody("(pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    loopBody("(pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
     py.line("res = tl.reduce(acc, 0, " + fn + ", keep_dims=True)");
   } else {
     py.line("for c0 in range(0, C, OWN_N):");
     py.push();
-    loopBody("(c0 + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    loopBody("(c0 + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
     py.pop();
     py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + ", keep_dims=True), 1, " + fn +
             ", keep_dims=True)");
@@ -812,7 +814,7 @@ void emitSplitReduction(Emitter &e, Block &body) {
   }
   // Coordinates of the kept axis for the output.
   if (colsKept) {
-    py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(tl.int64)[None, :]");
+    py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
     rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "cols", "cols < C");
   } else {
     rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "tl.zeros([1, 1], dtype=tl.int64)", "");
@@ -947,6 +949,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool tma = false;
   for (const auto &p : ps.parameters)
     tma |= p.symbol == "USE_TENSOR_DESCRIPTOR";
+  if (ps.kind != StructureKind::Matmul) {
+    // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
+    body.line("if IDX64:");
+    body.line("    IDXT: tl.constexpr = tl.int64");
+    body.line("else:");
+    body.line("    IDXT: tl.constexpr = tl.int32");
+  }
   switch (ps.kind) {
   case StructureKind::Tiles: emitTiles(e, block); break;
   case StructureKind::RowReduction: emitRowReduction(e, block); break;
@@ -1001,6 +1010,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     constexprs.push_back("NUM_STAGES");
   if (cover)
     constexprs.push_back("COVER");
+  if (ps.kind != StructureKind::Matmul)
+    constexprs.push_back("IDX64");
 
   std::ostringstream os;
   os << "# Generated by intentc: Triton provider, kernel '" << name << "', family " << ps.family
@@ -1072,6 +1083,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
      << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n    reset_to_zero=["
      << llvm::join(reset, ", ") << "],\n)(" << jitName << ")\n\n";
+  os << "def _needs_idx64(*args):\n"
+        "    # 32-bit offsets suffice when every element offset (and every tile overrun) stays below 2^31.\n"
+        "    for t in args:\n"
+        "        if isinstance(t, torch.Tensor) and t.numel():\n"
+        "            span = sum((n - 1 + 16384) * abs(st) for n, st in zip(t.shape, t.stride()))\n"
+        "            if span >= 2**31 - 1:\n"
+        "                return True\n"
+        "    return False\n\n";
   os << "def _tma_eligible(*tensors):\n"
         "    for t in tensors:\n"
         "        es = t.element_size()\n"
@@ -1090,6 +1109,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    R = " << rowsExpr(ps) << "\n    C = " << colsExpr(ps) << "\n";
   os << "    args = [" << llvm::join(kargs, ", ") << "]\n";
   os << "    extra = {}\n";
+  if (ps.kind != StructureKind::Matmul)
+    os << "    extra['IDX64'] = _needs_idx64(" << params << ")\n";
   if (cover)
     os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
   if (ps.kind == StructureKind::Matmul) {
@@ -1140,6 +1161,21 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    meta = _meta(cand)\n    meta.update(extra)\n";
   os << "    " << jitName << "[grid(meta)](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
 
+  // A pre-validated launcher of one candidate: kernel-only timing and graph capture.
+  os << "def bind(cand, *launch_args):\n";
+  os << "    \"\"\"Validates once and returns a zero-argument callable that launches `cand` on these tensors.\"\"\"\n";
+  os << "    args, extra, grid, tma_ok, empty = _prepare(*launch_args)\n";
+  if (tma)
+    os << "    triton.set_allocator(_tma_alloc)\n";
+  os << "    meta = _meta(cand)\n    meta.update(extra)\n    g = grid(meta)\n";
+  os << "    def run():\n";
+  for (const auto &r : reset) {
+    std::string n = r.substr(1, r.size() - 2);
+    os << "        launch_args[" << [&] { for (unsigned i = 0; i < kernel.getNumArguments(); ++i) if (kernel.getArgName(i) == n) return i; return 0u; }() << "].zero_()\n";
+  }
+  os << "        if not empty:\n";
+  os << "            " << jitName << "[g](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n";
+  os << "    return run\n\n";
   os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
   os << "_TUNED = None\n\n";
   os << "def _tuned():\n"

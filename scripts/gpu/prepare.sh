@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the GPU harness inputs on the build machine: every benchmarked kernel
+# compiled for Triton and for the reference provider into .gpu-artifacts/
+# (git-ignored; carried to the GPU machine by the device call).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+INTENTC="${INTENTC:-$ROOT/build/bin/intentc}"
+ART="$ROOT/.gpu-artifacts"
+rm -rf "$ART"
+mkdir -p "$ART/kir"
+cp "$ROOT"/examples/*.kir "$ART/kir/"
+# Variants: f32 layernorm (the example is f16 in/out).
+sed 's/f16/f32/g; s/@layernorm/@layernorm_f32/' "$ROOT/examples/layernorm.kir" > "$ART/kir/layernorm_f32.kir"
+for f in "$ART"/kir/*.kir; do
+  name="$(basename "$f" .kir)"
+  for target in triton reference; do
+    if ! "$INTENTC" compile "$f" --target "$target" --no-cache -o "$ART/$name/$target" >/dev/null 2>"$ART/$name.$target.log"; then
+      echo "prepare: $name not compiled for $target: $(head -1 "$ART/$name.$target.log")"
+    fi
+  done
+done
+echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"
