@@ -1146,8 +1146,15 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    empty = " << emptyExpr << "\n";
   os << "    return args, extra, grid, tma_ok, empty\n\n";
 
+  // Trials launch many times on the same arguments: validate them once.
+  os << "_LAST = [None, None]\n\n";
+  os << "def _args_key(launch_args):\n"
+        "    return tuple((a.data_ptr(), a.dtype, tuple(a.shape), a.stride(), a.device) if isinstance(a, torch.Tensor) else (type(a), a) for a in launch_args)\n\n";
   os << "def _run_candidate(cand, launch_args):\n";
-  os << "    args, extra, grid, tma_ok, empty = _prepare(*launch_args)\n";
+  os << "    key = _args_key(launch_args)\n";
+  os << "    if _LAST[0] != key:\n";
+  os << "        _LAST[0], _LAST[1] = key, _prepare(*launch_args)\n";
+  os << "    args, extra, grid, tma_ok, empty = _LAST[1]\n";
   os << "    if empty:\n        return\n";
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
