@@ -17,6 +17,9 @@ echo "== lit"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -q "$BUILD/tests"
 echo "== fuzz (KIR parser + verifier, ${FUZZ_SECONDS:-60} s)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "$ROOT/tests/fuzz/run.sh"
-echo "== pytest"
 cd "$ROOT"
-python3 -m pytest -q -p no:cacheprovider --import-mode=importlib tests/python tests/integration
+# One pytest session per suite: each suite has its own conftest helpers.
+for suite in tests/python/runtime tests/python/providers tests/integration/cache tests/integration/server; do
+  echo "== pytest $suite"
+  python3 -m pytest -q -p no:cacheprovider "$suite"
+done
