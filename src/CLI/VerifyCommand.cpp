@@ -1,5 +1,6 @@
 //===- VerifyCommand.cpp - intentc verify FILE... --------------------------===//
 #include "intent/CLI/Commands.h"
+#include "intent/GPU/IGPU.h"
 #include "intent/KIR/KIR.h"
 #include "intent/KIR/Parse.h"
 
@@ -16,6 +17,7 @@ cli::Action cli::registerVerify(CLI::App &app) {
   return [files]() {
     mlir::DialectRegistry registry;
     kir::registerKIRDialects(registry);
+    registry.insert<igpu::IGPUDialect>(); // stage IR carries #igpu attributes
     mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
     ctx.loadAllAvailableDialects();
     int rc = 0;

@@ -3,6 +3,7 @@
 #include "intent/Cache/Cache.h"
 #include "intent/Cache/Key.h"
 #include "intent/GPU/Pipeline.h"
+#include "intent/GPU/IGPU.h"
 #include "intent/KIR/KIR.h"
 #include "intent/KIR/Parse.h"
 #include "intent/Providers/LaunchABI.h"
@@ -216,6 +217,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
   CompileResult result;
   DialectRegistry registry;
   kir::registerKIRDialects(registry);
+  registry.insert<igpu::IGPUDialect>(); // stage IR carries #igpu attributes
   MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
   ctx.printOpOnDiagnostic(false);

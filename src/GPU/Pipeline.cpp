@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - structure, projection, provider filtering, emission ---===//
 #include "intent/GPU/Pipeline.h"
+#include "intent/GPU/IGPU.h"
 #include "intent/GPU/Structure.h"
 #include "intent/Providers/LaunchABI.h"
 #include "intent/Providers/Triton.h"
@@ -9,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace intent;
@@ -94,39 +96,57 @@ static nlohmann::ordered_json paramJson(const Parameter &p) {
           {"consumers", p.consumers}, {"requirements", p.requirements}};
 }
 
-/// Attaches the shared-stage facts to a clone of the kernel as `igpu.*` attributes.
-static std::string sharedIR(kir::KernelOp kernel, const ProgramStructure &ps,
-                            const std::vector<RowOutcome> &rows, const char *stage) {
-  OpBuilder b(kernel.getContext());
+/// The program's typed parameters as #igpu.parameter attributes.
+static ArrayAttr parameterAttrs(MLIRContext *ctx, const ProgramStructure &ps) {
+  Builder b(ctx);
+  SmallVector<Attribute> params;
+  auto strings = [&](const std::vector<std::string> &v) {
+    SmallVector<Attribute> a;
+    for (const auto &x : v)
+      a.push_back(b.getStringAttr(x));
+    return b.getArrayAttr(a);
+  };
+  for (const Parameter &p : ps.parameters)
+    params.push_back(igpu::ParameterAttr::get(ctx, p.symbol, p.role, p.kind,
+                                              b.getDenseI64ArrayAttr(p.domain),
+                                              strings(p.consumers), strings(p.requirements)));
+  return b.getArrayAttr(params);
+}
+
+/// Attaches the shared-stage facts to a clone of the kernel as `igpu.*` attributes
+/// and prints it. `rows` (unique complete bindings) becomes a verified
+/// #igpu.configurations set of `stage`; without rows only the parameters are shown.
+static FailureOr<std::string> stageIR(kir::KernelOp kernel, const ProgramStructure &ps,
+                                      const std::vector<providers::Candidate> *rows,
+                                      StringRef stage) {
+  MLIRContext *ctx = kernel.getContext();
+  OpBuilder b(ctx);
   Operation *clone = kernel->clone();
+  auto erase = llvm::make_scope_exit([&] { clone->erase(); });
   clone->setAttr("igpu.family", b.getStringAttr(ps.family));
   clone->setAttr("igpu.structure", b.getStringAttr(structureName(ps.kind)));
-  SmallVector<Attribute> params;
-  for (const Parameter &p : ps.parameters) {
-    SmallVector<NamedAttribute> f{b.getNamedAttr("symbol", b.getStringAttr(p.symbol)),
-                                  b.getNamedAttr("role", b.getStringAttr(p.role)),
-                                  b.getNamedAttr("kind", b.getStringAttr(p.kind)),
-                                  b.getNamedAttr("domain", b.getDenseI64ArrayAttr(p.domain))};
-    params.push_back(b.getDictionaryAttr(f));
+  ArrayAttr params = parameterAttrs(ctx, ps);
+  clone->setAttr("igpu.parameters", params);
+  if (rows) {
+    SmallVector<Attribute> rowAttrs;
+    for (const providers::Candidate &c : *rows) {
+      SmallVector<int64_t> values;
+      for (const Parameter &p : ps.parameters)
+        if (!p.domain.empty())
+          values.push_back(c.count(p.symbol) ? c.at(p.symbol) : p.domain.front());
+      rowAttrs.push_back(b.getDenseI64ArrayAttr(values));
+    }
+    auto set = igpu::ConfigurationSetAttr::getChecked(
+        [&] { return kernel.emitError() << "internal: invalid configuration set: "; }, ctx, stage,
+        params, b.getArrayAttr(rowAttrs));
+    if (!set)
+      return failure();
+    clone->setAttr("igpu.configurations", set);
   }
-  clone->setAttr("igpu.parameters", b.getArrayAttr(params));
-  SmallVector<Attribute> cfgs;
-  for (const RowOutcome &o : rows) {
-    if (o.status != "kept" && o.status != "unknown")
-      continue;
-    SmallVector<NamedAttribute> f;
-    for (const auto &[k, v] : o.bound)
-      f.push_back(b.getNamedAttr(k, b.getI64IntegerAttr(v)));
-    cfgs.push_back(b.getDictionaryAttr(f));
-  }
-  clone->setAttr("igpu.configurations",
-                 b.getDictionaryAttr({b.getNamedAttr("stage", b.getStringAttr(stage)),
-                                      b.getNamedAttr("rows", b.getArrayAttr(cfgs))}));
   std::string s;
   llvm::raw_string_ostream os(s);
   clone->print(os, OpPrintingFlags().assumeVerified());
   os << "\n";
-  clone->erase();
   return s;
 }
 
@@ -135,6 +155,7 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   if (ctx.provider != tuning::Provider::Triton)
     return kernel.emitError() << "provider '" << tuning::providerName(ctx.provider)
                               << "' has no serializer yet; use --target triton or reference";
+  kernel.getContext()->getOrLoadDialect<igpu::IGPUDialect>();
   std::optional<ProgramStructure> ps = analyzeKernel(kernel, ctx.caps);
   if (!ps)
     return failure();
@@ -206,19 +227,29 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
     return failure();
   }
   if (stop == StopAfter::Shared) {
-    out.stageIR = sharedIR(kernel, *ps, rows, "shared");
+    // Shared stage: every projected row, deduplicated, before provider legality.
+    std::vector<providers::Candidate> projected;
+    for (const RowOutcome &o : rows)
+      if (llvm::find(projected, o.bound) == projected.end())
+        projected.push_back(o.bound);
+    FailureOr<std::string> ir = stageIR(kernel, *ps, &projected, "shared");
+    if (failed(ir))
+      return failure();
+    out.stageIR = *ir;
     return success();
   }
-  std::string completeIR = sharedIR(kernel, *ps, rows, "complete");
+  FailureOr<std::string> completeIR = stageIR(kernel, *ps, &candidates, "complete");
+  if (failed(completeIR))
+    return failure();
   if (stop == StopAfter::Provider) {
-    out.stageIR = completeIR;
+    out.stageIR = *completeIR;
     return success();
   }
   // Program key: the program without its candidate rows, so winner timings
   // survive a change of the tuning table (incremental tuning).
   std::string programKey = support::blake3Hex(
       identity.value("compiler", nlohmann::ordered_json()).dump() + "\n" +
-      sharedIR(kernel, *ps, {}, "program") + ctx.caps.arch);
+      *stageIR(kernel, *ps, nullptr, "program") + ctx.caps.arch);
   std::string source, error;
   if (!providers::emitTritonPython(kernel, *ps, candidates, programKey, source, error))
     return kernel.emitError() << "triton serializer: " << error;
@@ -235,9 +266,9 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   meta["program_key"] = programKey;
   meta["tuning_key"] = "program_key + runtime shape/dtype/stride key + device (intent_runtime)";
   meta.update(identity);
-  out.files.push_back({"kernel.mlir", completeIR});
+  out.files.push_back({"kernel.mlir", *completeIR});
   out.files.push_back({"kernel.py", source});
   out.files.push_back({"artifact.json", meta.dump(2) + "\n"});
-  out.stageIR = completeIR;
+  out.stageIR = *completeIR;
   return success();
 }
