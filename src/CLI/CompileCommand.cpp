@@ -4,6 +4,7 @@
 #include "intent/Cache/Key.h"
 #include "intent/CLI/Commands.h"
 #include "intent/CLI/Output.h"
+#include "intent/CLI/RequestOptions.h"
 #include "intent/Driver/Driver.h"
 #include "intent/Server/Client.h"
 
@@ -15,13 +16,7 @@
 using namespace intent;
 
 namespace {
-struct CompileOptions {
-  std::string file;
-  std::string target = "triton";
-  std::string arch;
-  std::string kernel;
-  std::vector<std::string> defines;
-  std::string tuningConfig;
+struct CompileOptions : cli::RequestOptions {
   std::string stage;
   std::string outDir;
   bool json = false;
@@ -32,28 +27,9 @@ struct CompileOptions {
 };
 } // namespace
 
-/// Splits NAME=VALUE; reports malformed defines.
-static bool parseDefines(const std::vector<std::string> &in, std::map<std::string, std::string> &out) {
-  for (const std::string &d : in) {
-    size_t eq = d.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == d.size()) {
-      llvm::errs() << "error: --define expects NAME=VALUE, got '" << d << "'\n";
-      return false;
-    }
-    out[d.substr(0, eq)] = d.substr(eq + 1);
-  }
-  return true;
-}
-
 cli::Action cli::registerCompile(CLI::App &app) {
   auto o = std::make_shared<CompileOptions>();
-  app.add_option("file", o->file, "KIR file ('-' reads standard input)")->required();
-  app.add_option("--target", o->target, "Provider: triton, cutile, bangc, reference")
-      ->capture_default_str();
-  app.add_option("--arch", o->arch, "Hardware target (default: sm_90; mlu370 for bangc)");
-  app.add_option("--kernel", o->kernel, "Compile only this kernel");
-  app.add_option("-D,--define", o->defines, "NAME=VALUE: static extent or constexpr argument");
-  app.add_option("--tuning-config", o->tuningConfig, "Profile override JSON file");
+  cli::addRequestOptions(app, *o, "Compile only this kernel");
   app.add_option("--stage", o->stage, "Stop after a stage and print its IR: kir, shared, provider");
   app.add_option("-o,--output", o->outDir, "Write the artifacts into this directory");
   app.add_flag("--json", o->json, "Print a JSON summary");
@@ -68,26 +44,8 @@ cli::Action cli::registerCompile(CLI::App &app) {
   app.add_option("--socket", o->socket, "Compile-server socket (default: $INTENTC_SOCKET or the per-user socket)");
   return [o]() {
     driver::CompileRequest req;
-    std::optional<std::string> text = readFileOrReport(o->file);
-    if (!text)
+    if (!cli::buildRequest(*o, req))
       return 1;
-    req.source = std::move(*text);
-    req.sourceName = o->file == "-" ? "<stdin>" : o->file;
-    req.target = o->target;
-    if (!o->arch.empty())
-      req.arch = o->arch;
-    if (!o->kernel.empty())
-      req.kernel = o->kernel;
-    if (!parseDefines(o->defines, req.defines))
-      return 1;
-    if (!o->tuningConfig.empty()) {
-      // Read once, here: the content (not the path) is part of the request.
-      std::optional<std::string> cfg = readFileOrReport(o->tuningConfig);
-      if (!cfg)
-        return 1;
-      req.tuningConfig = std::move(*cfg);
-      req.tuningConfigName = o->tuningConfig;
-    }
     if (!o->stage.empty()) {
       auto stage = driver::parseStage(o->stage);
       if (!stage || *stage == driver::Stage::Full) {

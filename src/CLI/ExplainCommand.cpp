@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intent/CLI/Commands.h"
+#include "intent/CLI/RequestOptions.h"
 #include "intent/Driver/Driver.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -22,27 +23,9 @@ using namespace intent;
 using json = nlohmann::ordered_json;
 
 namespace {
-struct ExplainOptions {
-  std::string file;
-  std::string target = "triton";
-  std::string arch;
-  std::string kernel;
-  std::vector<std::string> defines;
-  std::string tuningConfig;
+struct ExplainOptions : cli::RequestOptions {
   bool json = false;
 };
-
-bool parseDefineList(const std::vector<std::string> &in, std::map<std::string, std::string> &out) {
-  for (const std::string &d : in) {
-    size_t eq = d.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == d.size()) {
-      llvm::errs() << "error: --define expects NAME=VALUE, got '" << d << "'\n";
-      return false;
-    }
-    out[d.substr(0, eq)] = d.substr(eq + 1);
-  }
-  return true;
-}
 
 std::string scalar(const json &v) {
   if (v.is_string())
@@ -138,35 +121,12 @@ void printHuman(std::ostream &os, const std::string &name, const json &ex) {
 
 cli::Action cli::registerExplain(CLI::App &app) {
   auto o = std::make_shared<ExplainOptions>();
-  app.add_option("file", o->file, "KIR file ('-' reads standard input)")->required();
-  app.add_option("--target", o->target, "Provider: triton, cutile, bangc, reference")
-      ->capture_default_str();
-  app.add_option("--arch", o->arch, "Hardware target (default: sm_90; mlu370 for bangc)");
-  app.add_option("--kernel", o->kernel, "Explain only this kernel");
-  app.add_option("-D,--define", o->defines, "NAME=VALUE: static extent or constexpr argument");
-  app.add_option("--tuning-config", o->tuningConfig, "Profile override JSON file");
+  cli::addRequestOptions(app, *o, "Explain only this kernel");
   app.add_flag("--json", o->json, "Print the explain records as JSON");
   return [o]() {
     driver::CompileRequest req;
-    std::optional<std::string> text = readFileOrReport(o->file);
-    if (!text)
+    if (!cli::buildRequest(*o, req))
       return 1;
-    req.source = std::move(*text);
-    req.sourceName = o->file == "-" ? "<stdin>" : o->file;
-    req.target = o->target;
-    if (!o->arch.empty())
-      req.arch = o->arch;
-    if (!o->kernel.empty())
-      req.kernel = o->kernel;
-    if (!parseDefineList(o->defines, req.defines))
-      return 1;
-    if (!o->tuningConfig.empty()) {
-      std::optional<std::string> cfg = readFileOrReport(o->tuningConfig);
-      if (!cfg)
-        return 1;
-      req.tuningConfig = std::move(*cfg);
-      req.tuningConfigName = o->tuningConfig;
-    }
     req.stage = driver::Stage::Provider; // in memory: no cache, no files
     req.keepFailedKernels = true;
     driver::Environment env{driver::defaultConfigDir()};
