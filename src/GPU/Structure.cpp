@@ -351,6 +351,21 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.family = region ? "region_reduction" : "reduction";
       ps.facts.push_back(region ? "a reduced value is broadcast back into its own source region"
                                 : "reductions along the innermost axis; results are the reduced values");
+      // Long rows may be split across programs when every reduction is an
+      // unordered f32/i32 sum without seed whose result is stored directly.
+      ps.splitAtomic = !region;
+      for (Operation *op : reductions) {
+        auto r = cast<kir::ReduceOp>(op);
+        Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
+        bool direct = r->getNumResults() == 1 && r->hasOneUse() &&
+                      isa<kir::StoreOp>(*r->getUsers().begin());
+        ps.splitAtomic &= direct && r.getKind() == kir::ReduceKind::add &&
+                          r.getEffectivePolicy() == kir::Policy::unordered_tree &&
+                          r.getInits().empty() && (elt.isF32() || elt.isInteger(32));
+      }
+      if (ps.splitAtomic)
+        ps.facts.push_back("every reduced value is an unordered f32/i32 sum stored directly: long "
+                           "rows may be split across programs and merged with atomics");
     }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
@@ -403,6 +418,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 16384),
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
+    add({"SPLIT", "reduction_outer", "reduction_outer", "int",
+         ps.splitAtomic ? powersOfTwo(1, 256) : std::vector<int64_t>{1},
+         {"programs splitting each row (grid dim 1); partial sums merge with atomics"},
+         {"> 1 only when every reduction is an unordered f32/i32 sum stored directly"}});
     add({"COVER", "coverage", "", "int", {},
          {"resident row extent = next_pow2(cols), bound at launch"},
          {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});

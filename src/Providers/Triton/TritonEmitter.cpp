@@ -569,6 +569,10 @@ void emitRowReduction(Emitter &e, Block &body) {
   py.line("pid = tl.program_id(0)");
   py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
   py.line("rmask = rows < R");
+  // Columns of this program: all of them unless SPLIT programs share each row.
+  py.line("cols_per = tl.cdiv(tl.cdiv(C, SPLIT), RED_N) * RED_N");
+  py.line("c_lo = tl.program_id(1) * cols_per");
+  py.line("c_hi = tl.minimum(c_lo + cols_per, C)");
   std::vector<std::string> fns;
   for (Operation *op : ps.reductions)
     fns.push_back(e.combineFn(op));
@@ -581,7 +585,7 @@ void emitRowReduction(Emitter &e, Block &body) {
 
   if (!ps.sequential) {
     // Resident: the whole row (COVER = next_pow2(cols)) in registers.
-    py.line("if OWN_M * COVER <= 32768:");
+    py.line("if OWN_M * COVER <= 32768 and SPLIT == 1:");
     py.push();
     py.line("cols = tl.arange(0, COVER).to(IDXT)[None, :]");
     py.line("cmask = cols < C");
@@ -625,7 +629,7 @@ void emitRowReduction(Emitter &e, Block &body) {
       acc.push_back("acc" + std::to_string(i) + "_" + std::to_string(k));
       py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
     }
-    py.line("for c0 in range(0, C, " + width + "):");
+    py.line(seq ? "for c0 in range(0, C, 1):" : "for c0 in range(c_lo, c_hi, RED_N):");
     py.push();
     if (rev)
       py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
@@ -674,10 +678,19 @@ void emitRowReduction(Emitter &e, Block &body) {
     for (unsigned k = 0; k < r.getNumResults(); ++k)
       reduced[r.getResult(k)] = res[k];
   }
-  // Row-space stores.
+  // Row-space stores (atomic partial sums when rows are split).
   e.cache = reduced;
   setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
-  emitStores(e, body, [&](kir::StoreOp st) { return !isFullStore(st); });
+  if (ps.splitAtomic) {
+    for (Operation &op : body)
+      if (auto st = dyn_cast<kir::StoreOp>(op)) {
+        auto [off, mask] = e.address(st.getView());
+        std::string ptr = e.argName(st.getView()) + " + " + off;
+        py.line("tl.atomic_add(" + ptr + ", " + e.value(st.getValue()) + ", mask=rmask)");
+      }
+  } else {
+    emitStores(e, body, [&](kir::StoreOp st) { return !isFullStore(st); });
+  }
   // Full-row stores: one more pass.
   bool anyFull = false;
   for (Operation &op : body)
@@ -1050,7 +1063,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string gridExpr;
   switch (ps.kind) {
   case StructureKind::Tiles: gridExpr = "(triton.cdiv(R, META['OWN_M']), triton.cdiv(C, META['OWN_N']))"; break;
-  case StructureKind::RowReduction:
+  case StructureKind::RowReduction: gridExpr = "(triton.cdiv(R, META['OWN_M']), META['SPLIT'])"; break;
   case StructureKind::RowScan: gridExpr = "(triton.cdiv(R, META['OWN_M']),)"; break;
   case StructureKind::SplitReduction: {
     bool colsKept = ps.extents.size() == 2 &&
