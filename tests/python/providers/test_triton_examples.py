@@ -83,6 +83,8 @@ def test_example_every_candidate_matches_reference(path, compile_kir):
             rmod.launch(*want)
             # Contraction candidates differ only in tile sizes; three cover the forms on the slow CPU interpreter.
             cands = tmod.CANDIDATES[:3] if contraction else tmod.CANDIDATES
+            if sizes["M"] <= 1:
+                cands = cands[:2]  # extent-1 and empty axes: two candidates keep CI time in bounds
             for cand in cands:
                 if cand.get("USE_TENSOR_DESCRIPTOR") and not torch.cuda.is_available():
                     continue  # tensor descriptors need a GPU (the GPU harness covers them)
