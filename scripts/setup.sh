@@ -10,7 +10,8 @@ APT_PACKAGES=(
   libcli11-dev libspdlog-dev nlohmann-json3-dev libsqlite3-dev sqlite3 doctest-dev libasio-dev
   python3 python3-pip
 )
-PIP_PACKAGES=(pytest numpy torch triton)
+# module:package (the import name is checked, the package is installed)
+PIP_PACKAGES=(pytest:pytest xdist:pytest-xdist numpy:numpy torch:torch triton:triton)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,8 +27,8 @@ fi
 
 PY="${PYTHON:-python3}"
 pip_missing=()
-for p in "${PIP_PACKAGES[@]}"; do
-  "$PY" -c "import $p" 2>/dev/null || pip_missing+=("$p")
+for entry in "${PIP_PACKAGES[@]}"; do
+  "$PY" -c "import ${entry%%:*}" 2>/dev/null || pip_missing+=("${entry#*:}")
 done
 if [ "${#pip_missing[@]}" -gt 0 ]; then
   echo "setup: pip installing ${pip_missing[*]}"

@@ -19,7 +19,9 @@ echo "== fuzz (KIR parser + verifier, ${FUZZ_SECONDS:-60} s)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "$ROOT/tests/fuzz/run.sh"
 cd "$ROOT"
 # One pytest session per suite: each suite has its own conftest helpers.
-for suite in tests/python/runtime tests/python/providers tests/integration/cache tests/integration/server; do
+# The generated-kernel suite runs on the CPU interpreter: spread it over both cores.
+for suite in tests/python/runtime "tests/python/providers -n 2" tests/integration/cache tests/integration/server; do
   echo "== pytest $suite"
-  python3 -m pytest -q -p no:cacheprovider "$suite"
+  # shellcheck disable=SC2086
+  python3 -m pytest -q -p no:cacheprovider $suite
 done
