@@ -1063,12 +1063,16 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string gridExpr;
   switch (ps.kind) {
   case StructureKind::Tiles: gridExpr = "(triton.cdiv(R, META['OWN_M']), triton.cdiv(C, META['OWN_N']))"; break;
-  case StructureKind::RowReduction: gridExpr = "(triton.cdiv(R, META['OWN_M']), META['SPLIT'])"; break;
+  // Split grids never launch programs that would own no part of the range.
+  case StructureKind::RowReduction:
+    gridExpr = "(triton.cdiv(R, META['OWN_M']), max(1, min(META['SPLIT'], triton.cdiv(C, META['RED_N']))))";
+    break;
   case StructureKind::RowScan: gridExpr = "(triton.cdiv(R, META['OWN_M']),)"; break;
   case StructureKind::SplitReduction: {
     bool colsKept = ps.extents.size() == 2 &&
                     !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
-    gridExpr = colsKept ? "(triton.cdiv(C, META['OWN_N']), META['SPLIT'])" : "(1, META['SPLIT'])";
+    std::string split = "max(1, min(META['SPLIT'], triton.cdiv(R, META['RED_M'])))";
+    gridExpr = colsKept ? "(triton.cdiv(C, META['OWN_N']), " + split + ")" : "(1, " + split + ")";
     break;
   }
   case StructureKind::Matmul: {
