@@ -850,12 +850,7 @@ Expected<CacheStats> Cache::stats() {
   auto c = impl_->db->prepare("SELECT name, value FROM stats");
   if (!c)
     return c.takeError();
-  for (;;) {
-    auto rr = c->step();
-    if (!rr)
-      return rr.takeError();
-    if (!*rr)
-      break;
+  Status scanned = c->forEachRow([&] {
     std::string name = c->text(0);
     uint64_t v = uint64_t(c->int64(1));
     if (name == "hits")
@@ -864,7 +859,9 @@ Expected<CacheStats> Cache::stats() {
       s.misses = v;
     else if (name == "failures")
       s.failures = v;
-  }
+  });
+  if (!scanned.ok())
+    return scanned.takeError();
   return s;
 }
 
@@ -876,14 +873,11 @@ Expected<std::vector<Entry>> Cache::list() {
                                  " FROM artifacts ORDER BY last_used_at DESC, key");
     if (!st)
       return st.takeError();
-    for (;;) {
-      auto r = st->step();
-      if (!r)
-        return r.takeError();
-      if (!*r)
-        break;
+    Status scanned = st->forEachRow([&] {
       rows.push_back(readRow(*st));
-    }
+    });
+    if (!scanned.ok())
+      return scanned.takeError();
   }
   Ops ops{*impl_};
   std::vector<Entry> out;
@@ -910,14 +904,11 @@ Expected<Entry> Cache::show(const std::string &keyOrPrefix) {
     if (!st)
       return st.takeError();
     st->bind(1, int64_t(p.size())).bind(2, p);
-    for (;;) {
-      auto r = st->step();
-      if (!r)
-        return r.takeError();
-      if (!*r)
-        break;
+    Status scanned = st->forEachRow([&] {
       rows.push_back(readRow(*st));
-    }
+    });
+    if (!scanned.ok())
+      return scanned.takeError();
   }
   if (rows.empty())
     return makeError("no cache entry matches '" + p + "'");
@@ -943,14 +934,11 @@ Expected<VerifyReport> Cache::verify(bool repair) {
     auto st = impl_->db->prepare(std::string("SELECT ") + kRowColumns + " FROM artifacts");
     if (!st)
       return st.takeError();
-    for (;;) {
-      auto r = st->step();
-      if (!r)
-        return r.takeError();
-      if (!*r)
-        break;
+    Status scanned = st->forEachRow([&] {
       rows.push_back(readRow(*st));
-    }
+    });
+    if (!scanned.ok())
+      return scanned.takeError();
   }
   std::set<std::string> known;
   for (const Row &r : rows) {
@@ -1025,15 +1013,12 @@ Expected<GcResult> Cache::gc(uint64_t maxBytes) {
                                  "ORDER BY (state = 'complete'), last_used_at, key");
     if (!st)
       return st.takeError();
-    for (;;) {
-      auto r = st->step();
-      if (!r)
-        return r.takeError();
-      if (!*r)
-        break;
+    Status scanned = st->forEachRow([&] {
       cands.push_back({st->text(0), uint64_t(st->int64(1)), st->int64(2)});
       res.bytesBefore += uint64_t(st->int64(1));
-    }
+    });
+    if (!scanned.ok())
+      return scanned.takeError();
   }
   uint64_t total = res.bytesBefore;
   for (const Cand &c : cands) {

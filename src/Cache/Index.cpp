@@ -80,14 +80,18 @@ Expected<bool> Stmt::step() {
     return false;
   return makeError("cache index: " + errmsg(db_));
 }
-Status Stmt::run() {
+Status Stmt::forEachRow(const std::function<void()> &fn) {
   for (;;) {
     auto r = step();
     if (!r)
       return r.takeError();
     if (!*r)
       return Status();
+    fn();
   }
+}
+Status Stmt::run() {
+  return forEachRow([] {});
 }
 std::string Stmt::text(int col) const {
   const unsigned char *p = sqlite3_column_text(st_, col);

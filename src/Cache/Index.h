@@ -31,6 +31,8 @@ public:
   Expected<bool> step();
   /// Steps to completion (for statements without results).
   Status run();
+  /// Calls `fn` for every result row; stops at the first SQLite error.
+  Status forEachRow(const std::function<void()> &fn);
 
   std::string text(int col) const;
   int64_t int64(int col) const;

@@ -167,12 +167,7 @@ Expected<std::vector<WinnerRecord>> loadWinners(Db &db, const std::string &where
     return st.takeError();
   for (size_t i = 0; i < binds.size(); ++i)
     st->bind(int(i + 1), binds[i]);
-  for (;;) {
-    auto r = st->step();
-    if (!r)
-      return r.takeError();
-    if (!*r)
-      break;
+  Status scanned = st->forEachRow([&] {
     WinnerRecord w;
     ids.push_back(st->int64(0));
     w.key = {st->text(1), st->text(2), st->text(3), st->text(4)};
@@ -180,19 +175,16 @@ Expected<std::vector<WinnerRecord>> loadWinners(Db &db, const std::string &where
     w.measuredAtMs = st->int64(6);
     w.host = st->text(7);
     out.push_back(std::move(w));
-  }
+  });
+  if (!scanned.ok())
+    return scanned.takeError();
   for (size_t i = 0; i < out.size(); ++i) {
     auto c = db.prepare("SELECT config_json, median_ms, spread_ms, status, message FROM "
                         "candidate_timings WHERE tuning_key_id = ? ORDER BY candidate_index");
     if (!c)
       return c.takeError();
     c->bind(1, ids[i]);
-    for (;;) {
-      auto r = c->step();
-      if (!r)
-        return r.takeError();
-      if (!*r)
-        break;
+    Status scanned = c->forEachRow([&] {
       CandidateTiming t;
       t.config = json::parse(c->text(0), nullptr, false);
       if (t.config.is_discarded())
@@ -202,7 +194,9 @@ Expected<std::vector<WinnerRecord>> loadWinners(Db &db, const std::string &where
       t.ok = c->text(3) == "ok";
       t.message = c->text(4);
       out[i].candidates.push_back(std::move(t));
-    }
+    });
+    if (!scanned.ok())
+      return scanned.takeError();
   }
   return out;
 }
