@@ -7,6 +7,12 @@
 
 #include <mutex>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
 using namespace intent;
 
 const char *support::versionString() { return INTENT_VERSION; }
@@ -22,13 +28,69 @@ std::string support::blake3Hex(const std::string &data) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
+/// Directory memoizing build ids, under the cache root (same precedence as the
+/// cache: INTENT_CACHE_DIR, absolute XDG_CACHE_HOME, ~/.cache); empty if none.
+static std::string buildIdMemoDir() {
+  auto env = [](const char *n) -> std::string {
+    const char *v = std::getenv(n);
+    return v ? v : "";
+  };
+  std::string root = env("INTENT_CACHE_DIR");
+  if (root.empty()) {
+    std::string xdg = env("XDG_CACHE_HOME");
+    if (!xdg.empty() && xdg[0] == '/')
+      root = xdg + "/intentdsl";
+    else if (!env("HOME").empty())
+      root = env("HOME") + "/.cache/intentdsl";
+  }
+  if (root.empty() || root[0] != '/')
+    return "";
+  return root + "/build-ids";
+}
+
 const std::string &support::buildId() {
   static std::once_flag once;
   static std::string id;
   std::call_once(once, [] {
-    auto buf = llvm::MemoryBuffer::getFile(executablePath(), /*IsText=*/false,
+    // Hashing the whole binary costs ~100 ms per process; the result is memoized
+    // under the file's identity (device, inode, size, mtime), which any rebuild
+    // or edit of the binary changes.
+    std::string exe = executablePath();
+    struct stat st;
+    std::string memo;
+    if (::stat(exe.c_str(), &st) == 0) {
+      std::string dir = buildIdMemoDir();
+      if (!dir.empty())
+        memo = dir + "/" + std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino) + "-" +
+               std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." +
+               std::to_string(st.st_mtim.tv_nsec);
+    }
+    if (!memo.empty())
+      if (auto cached = llvm::MemoryBuffer::getFile(memo)) {
+        llvm::StringRef text = (*cached)->getBuffer().trim();
+        if (text.size() == 64 && text.find_first_not_of("0123456789abcdef") == llvm::StringRef::npos) {
+          id = text.str();
+          return;
+        }
+      }
+    auto buf = llvm::MemoryBuffer::getFile(exe, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
     id = buf ? blake3Hex((*buf)->getBuffer().str()) : std::string("unknown");
+    // Memoize only into an existing cache root: commands that promise to write
+    // nothing (explain, --print-key) never create one.
+    llvm::StringRef memoDir = llvm::sys::path::parent_path(memo);
+    if (buf && !memo.empty() && llvm::sys::fs::is_directory(llvm::sys::path::parent_path(memoDir)) &&
+        !llvm::sys::fs::create_directories(memoDir)) {
+      std::string tmp = memo + ".tmp-" + std::to_string(::getpid());
+      std::error_code ec;
+      {
+        llvm::raw_fd_ostream os(tmp, ec);
+        if (!ec)
+          os << id << "\n";
+      }
+      if (ec || llvm::sys::fs::rename(tmp, memo))
+        llvm::sys::fs::remove(tmp);
+    }
   });
   return id;
 }
