@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace intent::kir;
@@ -96,12 +97,33 @@ static Type specializeType(Type t, const llvm::StringMap<int64_t> &extents) {
 LogicalResult intent::kir::specializeDefines(ModuleOp module,
                                             const std::map<std::string, std::string> &defines,
                                             std::string &error) {
+  // What a define can name: a symbolic extent or a constexpr argument of some kernel.
+  llvm::StringSet<> symbols, constexprNames;
+  for (KernelOp kernel : module.getOps<KernelOp>()) {
+    for (Type t : kernel.getArgumentTypes())
+      if (auto v = dyn_cast<ViewType>(t))
+        for (Attribute d : v.getShape())
+          if (!isStaticDim(d))
+            symbols.insert(symbolicDimName(d));
+    for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+      if (kernel.isConstexprArg(i))
+        constexprNames.insert(kernel.getArgName(i));
+  }
   llvm::StringMap<int64_t> extents;
   for (auto &[name, value] : defines) {
+    bool isSymbol = symbols.contains(name), isConstexpr = constexprNames.contains(name);
+    if (!isSymbol && !isConstexpr) {
+      error = "--define " + name + ": no kernel has an extent symbol or constexpr argument named '" +
+              name + "'";
+      return failure();
+    }
     int64_t v;
     if (StringRef(value).getAsInteger(10, v) || v <= 0) {
-      // Non-integer values can only bind constexpr scalars (checked below).
-      continue;
+      if (isSymbol && !isConstexpr) {
+        error = "--define " + name + ": an extent must be a positive integer, got '" + value + "'";
+        return failure();
+      }
+      continue; // binds a constexpr scalar (checked below)
     }
     extents[name] = v;
   }
