@@ -43,6 +43,9 @@ std::vector<LaunchParameter> launchParameters(intent::kir::KernelOp kernel);
 /// Symbols in first-appearance order over the view arguments (KIR order).
 std::vector<std::string> extentSymbols(intent::kir::KernelOp kernel);
 
+/// A double-quoted Python string literal of `s` (quotes and backslashes escaped).
+std::string pythonStringLiteral(llvm::StringRef s);
+
 /// Python literal of a KIR shape for launchers: `[_sym["M"], 4]` (uses the
 /// dict returned by `_check_args`, named `symbolsVar`).
 std::string pythonShape(llvm::ArrayRef<mlir::Attribute> shape, llvm::StringRef symbolsVar = "_sym");

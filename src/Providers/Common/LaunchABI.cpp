@@ -133,7 +133,7 @@ std::vector<std::string> extentSymbols(kir::KernelOp kernel) {
   return syms;
 }
 
-static std::string pyStr(llvm::StringRef s) {
+std::string pythonStringLiteral(llvm::StringRef s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\')
@@ -151,7 +151,7 @@ std::string pythonShape(llvm::ArrayRef<mlir::Attribute> shape, llvm::StringRef s
     if (kir::isStaticDim(d))
       out += std::to_string(kir::staticDimValue(d));
     else
-      out += symbolsVar.str() + "[" + pyStr(kir::symbolicDimName(d)) + "]";
+      out += symbolsVar.str() + "[" + pythonStringLiteral(kir::symbolicDimName(d)) + "]";
   }
   return out + "]";
 }
@@ -196,7 +196,7 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
   os << "    _tensors = []\n";
   for (auto &p : params) {
     mlir::Type t = types[p.argIndex];
-    std::string n = p.name, qn = pyStr(n);
+    std::string n = p.name, qn = pythonStringLiteral(n);
     if (auto v = llvm::dyn_cast<KView>(t)) {
       std::string dt = torchDType(v.getElementType());
       std::string desc = "!kir.view<" + kirTypeName(v.getElementType()) + ", " +
@@ -222,7 +222,7 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
              << " has the static extent " << e << " but " << where << " = %d\" % " << where
              << ")\n";
         } else {
-          std::string sym = pyStr(kir::symbolicDimName(d));
+          std::string sym = pythonStringLiteral(kir::symbolicDimName(d));
           os << "    if " << sym << " in _sym:\n";
           os << "        if _sym[" << sym << "] != " << where << ":\n";
           os << "            raise ValueError(\"symbol " << kir::symbolicDimName(d)
@@ -230,7 +230,7 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
              << "], " << where << "))\n";
           os << "    else:\n";
           os << "        _sym[" << sym << "] = " << where << "\n";
-          os << "        _seen[" << sym << "] = " << pyStr(where) << "\n";
+          os << "        _seen[" << sym << "] = " << pythonStringLiteral(where) << "\n";
         }
       }
       if (v.getContiguous() && v.getRank() > 0) {

@@ -394,15 +394,6 @@ def _check_compute_dtype(cd):
     return cd
 )PY";
 
-std::string pyStr(llvm::StringRef s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
 
 std::string intList(llvm::ArrayRef<int64_t> v) {
   std::string s = "[";
@@ -621,18 +612,18 @@ bool Emitter::emitOp(mlir::Operation *op, const std::string &indent, std::string
   // --- reductions, scans, contractions -------------------------------------------------------
   if (auto r = llvm::dyn_cast<kir::ReduceOp>(op)) {
     std::string dims = intList(r.getDims());
-    std::string policy = pyStr(policyName(r.getEffectivePolicy()));
+    std::string policy = intent::providers::pythonStringLiteral(policyName(r.getEffectivePolicy()));
     if (auto kind = r.getKind()) {
       std::string x = name(r.getInputs()[0]);
       if (*kind == kir::ReduceKind::argmax || *kind == kir::ReduceKind::argmin) {
         std::string idx = dt(r.getResult(1).getType());
         std::string targets = resultTargets(op);
-        line(targets + " = _reduce_arg(" + pyStr(kindName(*kind)) + ", " + x + ", " + dims +
+        line(targets + " = _reduce_arg(" + intent::providers::pythonStringLiteral(kindName(*kind)) + ", " + x + ", " + dims +
              ", " + idx + ")");
         return true;
       }
       std::string seed = r.getInits().empty() ? "None" : name(r.getInits()[0]);
-      return def1("_reduce_named(" + pyStr(kindName(*kind)) + ", " + x + ", " + dims + ", " +
+      return def1("_reduce_named(" + intent::providers::pythonStringLiteral(kindName(*kind)) + ", " + x + ", " + dims + ", " +
                   policy + ", " + seed + ")");
     }
     std::string fn;
@@ -651,7 +642,7 @@ bool Emitter::emitOp(mlir::Operation *op, const std::string &indent, std::string
                         (s.getReverse() ? "True" : "False");
     if (auto kind = s.getKind()) {
       std::string seed = s.getInits().empty() ? "None" : name(s.getInits()[0]);
-      return def1("_scan_named(" + pyStr(kindName(*kind)) + ", " + name(s.getInputs()[0]) +
+      return def1("_scan_named(" + intent::providers::pythonStringLiteral(kindName(*kind)) + ", " + name(s.getInputs()[0]) +
                   ", " + dim + ", " + seed + ", " + flags + ")");
     }
     std::string fn;
@@ -665,7 +656,7 @@ bool Emitter::emitOp(mlir::Operation *op, const std::string &indent, std::string
     return true;
   }
   if (auto c = llvm::dyn_cast<kir::ContractOp>(op))
-    return def1("_contract(" + pyStr(c.getSpec()) + ", " + name(c.getLhs()) + ", " +
+    return def1("_contract(" + intent::providers::pythonStringLiteral(c.getSpec()) + ", " + name(c.getLhs()) + ", " +
                 name(c.getRhs()) + ", " + resultDT() + ", _cd)");
 
   // --- arith / math on scalars (and, vectorized, inside combiners) ---------------------------
@@ -684,10 +675,10 @@ bool Emitter::emitOp(mlir::Operation *op, const std::string &indent, std::string
     return def1("_scalar(" + lit + ", " + dt(t) + ", _cd, _dev)");
   }
   if (auto c = llvm::dyn_cast<arith::CmpFOp>(op))
-    return def1("_cmpf(" + pyStr(arith::stringifyCmpFPredicate(c.getPredicate())) + ", " +
+    return def1("_cmpf(" + intent::providers::pythonStringLiteral(arith::stringifyCmpFPredicate(c.getPredicate())) + ", " +
                 operand(0) + ", " + operand(1) + ")");
   if (auto c = llvm::dyn_cast<arith::CmpIOp>(op))
-    return def1("_cmpi(" + pyStr(arith::stringifyCmpIPredicate(c.getPredicate())) + ", " +
+    return def1("_cmpi(" + intent::providers::pythonStringLiteral(arith::stringifyCmpIPredicate(c.getPredicate())) + ", " +
                 operand(0) + ", " + operand(1) + ")");
   if (llvm::isa<arith::SelectOp>(op))
     return def1("torch.where(" + operand(0) + ", " + operand(1) + ", " + operand(2) + ")");
@@ -777,7 +768,7 @@ bool Emitter::run(std::string &source, std::string &error) {
      << kernel.getSymName() << ".\n"
      << "# Never tuned; strict folds and ordered trees run sequentially in order.\n"
      << "import math\n\nimport torch\n\n"
-     << "KERNEL_NAME = " << pyStr(kernel.getSymName()) << "\n"
+     << "KERNEL_NAME = " << intent::providers::pythonStringLiteral(kernel.getSymName()) << "\n"
      << "PROVIDER = \"reference\"\n\n";
   os << emitArgumentChecks(kernel) << "\n";
   os << kPrelude << "\n\n";

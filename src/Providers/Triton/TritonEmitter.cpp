@@ -432,17 +432,7 @@ struct KernelText {
   std::vector<std::string> helpers;
 };
 
-/// Symbols (runtime extents) used by the iteration space and the views.
-std::vector<std::string> extentSymbols(kir::KernelOp kernel) {
-  std::vector<std::string> syms;
-  for (Type t : kernel.getArgumentTypes())
-    if (auto v = dyn_cast<kir::ViewType>(t))
-      for (Attribute d : v.getShape())
-        if (!kir::isStaticDim(d) && !llvm::is_contained(syms, kir::symbolicDimName(d).str()))
-          syms.push_back(kir::symbolicDimName(d).str());
-  return syms;
-}
-
+/// A dimension as a Python expression: its static value or its symbol.
 std::string dimExpr(Attribute d) {
   return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str();
 }
@@ -981,7 +971,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     return false;
   }
   std::string name = kernel.getSymName().str();
-  std::vector<std::string> syms = extentSymbols(kernel);
+  std::vector<std::string> syms = providers::extentSymbols(kernel);
 
   // Kernel parameters: views (pointer + strides), scalars, extent symbols, R, C.
   std::vector<std::string> kparams, kargs, access, keyNames;
