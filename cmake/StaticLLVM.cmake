@@ -1,0 +1,21 @@
+# intent_link_llvm_statically(ROOTS LLVM_LIBS): in the link interface of every
+# imported MLIR target reachable from ROOTS, replace the shared `LLVM` with
+# LLVM_LIBS (static components).
+function(intent_link_llvm_statically roots llvm_libs)
+  set(pending ${roots})
+  set(seen "")
+  while(pending)
+    list(POP_FRONT pending target)
+    if(NOT TARGET ${target} OR target IN_LIST seen OR NOT target MATCHES "^MLIR")
+      continue()
+    endif()
+    list(APPEND seen ${target})
+    get_target_property(deps ${target} INTERFACE_LINK_LIBRARIES)
+    if(NOT deps)
+      continue()
+    endif()
+    list(TRANSFORM deps REPLACE "^LLVM$" "${llvm_libs}")
+    set_property(TARGET ${target} PROPERTY INTERFACE_LINK_LIBRARIES ${deps})
+    list(APPEND pending ${deps})
+  endwhile()
+endfunction()
