@@ -77,26 +77,35 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
   llvm::sys::fs::make_absolute(abs);
   bool perKernel = res.kernels.size() > 1;
   if (!perKernel) {
-    // One kernel: the files go directly into DIR (which may already hold others).
+    // One kernel: the files go directly into DIR (which may already hold
+    // others), each through a temporary sibling renamed over the old file.
     if (std::error_code ec = llvm::sys::fs::create_directories(abs)) {
       error = "cannot create directory: " + ec.message();
       return false;
     }
     const auto &k = res.kernels.front();
-    std::string tmp = std::string(abs) + "/.intentc-tmp-" + std::to_string(::getpid());
-    std::map<std::string, std::string> paths;
-    if (!writeDirAtomically(tmp, k, paths, error))
-      return false;
+    std::string suffix = ".intentc-tmp-" + std::to_string(::getpid());
+    std::vector<std::string> temps;
+    auto discard = [&] {
+      for (const auto &t : temps)
+        llvm::sys::fs::remove(t);
+    };
     for (const auto &f : k.files) {
-      std::string dst = std::string(abs) + "/" + f.name;
-      if (std::error_code ec = llvm::sys::fs::rename(tmp + "/" + f.name, dst)) {
-        error = "cannot publish " + dst + ": " + ec.message();
-        llvm::sys::fs::remove_directories(tmp);
+      temps.push_back(std::string(abs) + "/." + f.name + suffix);
+      if (!writeFile(temps.back(), f.content, error)) {
+        discard();
         return false;
       }
-      written[k.name][f.name] = dst;
     }
-    llvm::sys::fs::remove_directories(tmp);
+    for (size_t i = 0; i < k.files.size(); ++i) {
+      std::string dst = std::string(abs) + "/" + k.files[i].name;
+      if (std::error_code ec = llvm::sys::fs::rename(temps[i], dst)) {
+        error = "cannot publish " + dst + ": " + ec.message();
+        discard();
+        return false;
+      }
+      written[k.name][k.files[i].name] = dst;
+    }
     return true;
   }
   for (const auto &k : res.kernels)

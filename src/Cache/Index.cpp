@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace intent::cache {
@@ -211,12 +212,27 @@ sqlite3 *openConnection(const std::string &path, int busyTimeoutMs, int &rc, std
   }
   sqlite3_extended_result_codes(db, 0);
   sqlite3_busy_timeout(db, busyTimeoutMs);
+  // Short-lived CLI processes would otherwise checkpoint (two fsyncs) and
+  // delete the WAL on every exit, then recreate it in the next process; the
+  // WAL is checkpointed by SQLite's automatic checkpoint instead.
+  sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  int persistWal = 1;
+  sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWal);
   // Touch the file: for a non-database this fails with SQLITE_NOTADB.
   const char *setup[] = {"SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode=WAL",
                          "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busyTimeoutMs);
   for (const char *sql : setup) {
     char *e = nullptr;
     rc = sqlite3_exec(db, sql, nullptr, nullptr, &e);
+    // Switching a new database to WAL while other processes open it can return
+    // SQLITE_BUSY without consulting the busy handler: retry until the timeout.
+    while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+      sqlite3_free(e);
+      e = nullptr;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      rc = sqlite3_exec(db, sql, nullptr, nullptr, &e);
+    }
     if (rc != SQLITE_OK) {
       err = e ? e : errmsg(db);
       sqlite3_free(e);
