@@ -1,0 +1,169 @@
+"""Diagnostic probe (not the benchmark): where do generated kernels lose against the
+hand-written ones? Times every candidate of a few memory-bound artifacts with and
+without CUDA graphs (graphs remove the host launch cost from the measurement), and
+GEMM access-form variants (device-side vs host-side tensor descriptors, pointer vs
+descriptor store) at fixed configurations next to the hand-written TMA kernel.
+
+  python3 scripts/gpu/probe.py ART          (ART = .gpu-artifacts from prepare.sh)
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import torch
+import triton
+import triton.language as tl
+from triton.testing import do_bench, do_bench_cudagraph
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+import handwritten as hw  # noqa: E402
+
+ART = sys.argv[1]
+OUT = os.environ.get("OUT", "/tmp")
+ROWS = []
+
+
+def load(case):
+    path = os.path.join(ART, case, "triton", "kernel.py")
+    spec = importlib.util.spec_from_file_location(f"p_{case}", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def t(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def tg(fn):
+    return do_bench_cudagraph(fn, rep=100, return_mode="median")
+
+
+def emit(**kw):
+    ROWS.append(kw)
+    print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kw.items()), flush=True)
+
+
+def mem_probe():
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    cases = []
+    for M, N in [(4096, 8192), (8192, 1024)]:
+        x = torch.randn(M, N, device=dev, dtype=torch.float16)
+        w = torch.randn(N, device=dev, dtype=torch.float16)
+        b = torch.randn(N, device=dev, dtype=torch.float16)
+        y = torch.empty_like(x)
+        cases.append(("layernorm", f"{M}x{N}", [x, w, b, y, 1e-5], 2 * M * N * 2, lambda x=x, w=w, b=b: hw.tri_ln(x, w, b)))
+    for M, N in [(1024, 32768), (8192, 1024)]:
+        x = torch.randn(M, N, device=dev)
+        y = torch.empty_like(x)
+        cases.append(("softmax", f"{M}x{N}", [x, y], 2 * M * N * 4, lambda x=x: hw.tri_softmax(x)))
+    for case, shape, args, byt, hand in cases:
+        m = load(case)
+        emit(kind="mem", case=case, shape=shape, variant="handwritten", TBps=byt / t(hand) / 1e9,
+             graph_TBps=byt / tg(hand) / 1e9)
+        for c in m.CANDIDATES:
+            run = m.bind(c, *args)
+            emit(kind="mem", case=case, shape=shape, variant=json.dumps(c, sort_keys=True),
+                 TBps=byt / t(run) / 1e9, graph_TBps=byt / tg(run) / 1e9)
+
+
+@triton.jit
+def mm_host(a_desc, b_desc, c, c_s0, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+            GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr, C_DESC: tl.constexpr, c_desc):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_pid_n
+    first_m = (pid // group) * GROUP_M
+    gsize = tl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % group) % gsize)
+    pid_n = (pid % group) // gsize
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=NUM_STAGES):
+        av = a_desc.load([pid_m * BM, k * BK])
+        bv = b_desc.load([k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    if C_DESC:
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+    else:
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        tl.store(c + rm.to(tl.int64)[:, None] * c_s0 + rn.to(tl.int64)[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def gemm_probe():
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    cfgs = [(128, 256, 64, 3, 8), (256, 128, 64, 3, 8), (128, 128, 64, 4, 8), (128, 256, 64, 4, 8)]
+    for dt, M, N, K in [(torch.float16, 4096, 4096, 4096), (torch.bfloat16, 4096, 4096, 4096),
+                        (torch.float16, 4000, 4104, 4040), (torch.bfloat16, 8192, 8192, 8192)]:
+        case = "gemm_f16" if dt == torch.float16 else "gemm_bf16"
+        m = load(case)
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        b = torch.randn(K, N, device=dev, dtype=dt)
+        c = torch.empty(M, N, device=dev, dtype=dt)
+        flop = 2 * M * N * K
+        shape = f"{M}x{N}x{K}"
+        emit(kind="gemm", case=case, shape=shape, variant="cublas", TFLOPs=flop / t(lambda: torch.matmul(a, b, out=c)) / 1e9)
+        for bm, bn, bk, st, nw in cfgs:
+            cfg = f"{bm}x{bn}x{bk}/s{st}/w{nw}"
+            cand = {"BK": bk, "BM": bm, "BN": bn, "GROUP_M": 8, "NUM_STAGES": st, "NUM_WARPS": nw, "USE_TENSOR_DESCRIPTOR": 1}
+            try:
+                run = m.bind(cand, a, b, c)
+                emit(kind="gemm", case=case, shape=shape, variant="generated(device desc)", cfg=cfg, TFLOPs=flop / t(run) / 1e9)
+            except Exception as e:  # noqa: BLE001
+                emit(kind="gemm", case=case, shape=shape, variant="generated(device desc)", cfg=cfg, error=str(e)[:200])
+            ad = TensorDescriptor.from_tensor(a, [bm, bk])
+            bd = TensorDescriptor.from_tensor(b, [bk, bn])
+            cd = TensorDescriptor.from_tensor(c, [bm, bn])
+            grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+            for cdesc in (0, 1):
+                fn = lambda: mm_host[grid](ad, bd, c, c.stride(0), M, N, K, BM=bm, BN=bn, BK=bk, GROUP_M=8,
+                                           NUM_STAGES=st, C_DESC=cdesc, c_desc=cd, num_warps=nw, num_stages=st)
+                emit(kind="gemm", case=case, shape=shape, variant=f"host desc, {'desc' if cdesc else 'pointer'} store",
+                     cfg=cfg, TFLOPs=flop / t(fn) / 1e9)
+            hwd = [TensorDescriptor.from_tensor(x, [16, 16]) for x in (a, b, c)]
+            hwd[0].block_shape = [bm, bk]; hwd[1].block_shape = [bk, bn]; hwd[2].block_shape = [bm, bn]
+            fn = lambda: hw.mm_tma.fn[grid](*hwd, M, N, K, BM=bm, BN=bn, BK=bk, GM=8, num_warps=nw, num_stages=st)
+            emit(kind="gemm", case=case, shape=shape, variant="handwritten TMA", cfg=cfg, TFLOPs=flop / t(fn) / 1e9)
+
+
+def dump_probe():
+    """Writes TTGIR/PTX, registers and spills of generated and hand-written row kernels."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    x = torch.randn(1024, 32768, device="cuda"); y = torch.empty_like(x)
+    xh = torch.randn(4096, 8192, device="cuda", dtype=torch.float16); yh = torch.empty_like(xh)
+    w = torch.randn(8192, device="cuda", dtype=torch.float16); b = torch.randn(8192, device="cuda", dtype=torch.float16)
+    jobs = [("softmax", [x, y], {"NUM_WARPS": 16, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}, lambda: hw.tri_softmax(x), hw.softmax_kernel),
+            ("layernorm", [xh, w, b, yh, 1e-5], {"NUM_WARPS": 16, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}, lambda: hw.tri_ln(xh, w, b), hw.ln_kernel)]
+    for case, args, cand, hand, hand_jit in jobs:
+        m = load(case)
+        m.bind(cand, *args)()
+        hand()
+        torch.cuda.synchronize()
+        for tag, jit in (("gen", getattr(m, case + "_kernel")), ("hand", hand_jit)):
+            for dev_cache in jit.device_caches.values():
+                for key, k in dev_cache[0].items():
+                    for ext in ("ttgir", "ptx"):
+                        with open(os.path.join(OUT, f"{case}-{tag}.{ext}"), "w") as f:
+                            f.write(k.asm[ext])
+                    emit(kind="dump", case=case, variant=tag, n_regs=k.n_regs, n_spills=k.n_spills)
+
+
+if __name__ == "__main__":
+    if sys.argv[2:] == ["dump"]:
+        dump_probe()
+        sys.exit(0)
+    which = sys.argv[2:] or ["mem", "gemm"]
+    if "mem" in which:
+        mem_probe()
+    if "gemm" in which:
+        gemm_probe()
+    with open(os.path.join(OUT, "probe.json"), "w") as f:
+        json.dump(ROWS, f, indent=1)
