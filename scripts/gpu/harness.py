@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm     (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk     (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -240,10 +240,36 @@ def gemm():
            torch_TFLOPs=fl / bench(lambda: a @ bt.T) / 1e9, tune_s=ts, winner=win)
 
 
+def splitk():
+    """Long K with few output tiles (split K) and the skinny shapes the split rows also serve."""
+    dev = "cuda"
+    for dt in [torch.float16, torch.bfloat16]:
+        case = "gemm_f16" if dt == torch.float16 else "gemm_bf16"
+        for M, N, K in [(128, 128, 65536), (16, 8192, 8192)]:
+            a = torch.randn(M, K, device=dev, dtype=dt); b = torch.randn(K, N, device=dev, dtype=dt)
+            c = torch.empty(M, N, device=dev, dtype=dt)
+            check(case, [a, b, c], [2], 1e-2 if dt == torch.bfloat16 else 2e-3, name=f"{case}_{M}x{N}x{K}")
+            m = load(case, "triton")
+            split = [cd for cd in m.CANDIDATES if cd.get("SPLIT_K", 1) > 1]
+            worst = 0.0
+            for cd in split:  # every declared split row, not only the winner
+                c2 = torch.full_like(c, float("nan"))
+                m.bind(cd, a, b, c2)()
+                worst = max(worst, rel_err(c2, (a.float() @ b.float())))
+            tol = 1e-2 if dt == torch.bfloat16 else 2e-3
+            record(kind="check", case=f"{case}_split_rows_{M}x{N}x{K}", err=worst, tol=tol, ok=worst <= tol)
+            run, win, ts = tuned(case, [a, b, c])
+            fl = 2 * M * N * K
+            ours = fl / bench(run) / 1e9
+            cub = fl / bench(lambda: a @ b) / 1e9
+            record(kind="bench", case=case, shape=f"{M}x{N}x{K}", ours_TFLOPs=ours, cublas_TFLOPs=cub,
+                   vs_cublas=ours / cub, tune_s=ts, winner=win)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
-        {"mem": mem, "gemm": gemm}[WHICH]()
+        {"mem": mem, "gemm": gemm, "splitk": splitk}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

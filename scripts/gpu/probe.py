@@ -48,20 +48,25 @@ def emit(**kw):
     print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kw.items()), flush=True)
 
 
-def mem_probe():
-    os.environ["INTENT_RUNTIME"] = "0"
+def row_cases():
+    """(case, shape, launch args, bytes moved, hand-written launcher) of the probed row kernels."""
     dev = "cuda"
     cases = []
     for M, N in [(4096, 8192), (8192, 1024)]:
         x = torch.randn(M, N, device=dev, dtype=torch.float16)
         w = torch.randn(N, device=dev, dtype=torch.float16)
         b = torch.randn(N, device=dev, dtype=torch.float16)
-        y = torch.empty_like(x)
-        cases.append(("layernorm", f"{M}x{N}", [x, w, b, y, 1e-5], 2 * M * N * 2, lambda x=x, w=w, b=b: hw.tri_ln(x, w, b)))
+        cases.append(("layernorm", f"{M}x{N}", [x, w, b, torch.empty_like(x), 1e-5], 2 * M * N * 2,
+                      lambda x=x, w=w, b=b: hw.tri_ln(x, w, b)))
     for M, N in [(1024, 32768), (8192, 1024)]:
         x = torch.randn(M, N, device=dev)
-        y = torch.empty_like(x)
-        cases.append(("softmax", f"{M}x{N}", [x, y], 2 * M * N * 4, lambda x=x: hw.tri_softmax(x)))
+        cases.append(("softmax", f"{M}x{N}", [x, torch.empty_like(x)], 2 * M * N * 4, lambda x=x: hw.tri_softmax(x)))
+    return cases
+
+
+def mem_probe():
+    os.environ["INTENT_RUNTIME"] = "0"
+    cases = row_cases()
     for case, shape, args, byt, hand in cases:
         m = load(case)
         emit(kind="mem", case=case, shape=shape, variant="handwritten", TBps=byt / t(hand) / 1e9,
@@ -156,7 +161,40 @@ def dump_probe():
                     emit(kind="dump", case=case, variant=tag, n_regs=k.n_regs, n_spills=k.n_spills)
 
 
+def maxnreg_probe():
+    """Row kernels at their resident-row candidates with ptxas register caps."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    cases = row_cases()
+    for case, shape, args, byt, _ in cases:
+        m = load(case)
+        jit = getattr(m, case + "_kernel")
+        pargs, extra, grid, *_ = m._prepare(*args)
+        for c in m.CANDIDATES:
+            if c.get("OWN_M") != 1:
+                continue
+            meta = m._meta(c)
+            meta.update(extra)
+            g = grid(meta)
+            for cap in (None, 32, 40, 48, 64, 80):
+                kw = dict(meta, num_warps=c["NUM_WARPS"], num_stages=1)
+                if cap:
+                    kw["maxnreg"] = cap
+                try:
+                    fn = lambda kw=kw: jit[g](*pargs, **kw)
+                    ms = t(fn)
+                    k = jit.warmup(*pargs, grid=g, **kw)
+                    k._init_handles()
+                    emit(kind="maxnreg", case=case, shape=shape, cand=json.dumps(c, sort_keys=True), cap=str(cap),
+                         TBps=byt / ms / 1e9, n_regs=k.n_regs, n_spills=k.n_spills)
+                except Exception as e:  # noqa: BLE001
+                    emit(kind="maxnreg", case=case, shape=shape, cand=json.dumps(c, sort_keys=True), cap=str(cap),
+                         error=repr(e)[:300])
+
+
 if __name__ == "__main__":
+    if sys.argv[2:] == ["maxnreg"]:
+        maxnreg_probe()
+        sys.exit(0)
     if sys.argv[2:] == ["dump"]:
         dump_probe()
         sys.exit(0)

@@ -454,6 +454,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"BK >= 16 (tensor core dot)"}});
     add({"GROUP_M", "traversal_group", "traversal_group", "int", powersOfTwo(1, 64),
          {"grouped tile order for L2 reuse"}, {}});
+    add({"SPLIT_K", "reduction_outer", "reduction_outer", "int", powersOfTwo(1, 64),
+         {"programs splitting K (grid dim 2); f32 partials, summed in split order by a second "
+          "launch that runs the epilogue"},
+         {"contraction is a sum: reassociation permitted (kir.md 5)"}});
     break;
   }
   add({"NUM_WARPS", "warps", "NUM_WARPS", "int", warps, {"launch: num_warps"}, {warpsReq}});

@@ -69,8 +69,11 @@ TEST_CASE("triton contraction rows start from known-good Hopper configurations")
   CHECK(rows.size() >= 8);
   // tma_probe.py: (128, 256, 64) 3 stages 8 warps, GROUP_M 8, tensor descriptors, one program per tile.
   CHECK(std::count(rows.begin(), rows.end(), ProfileRow{128, 256, 64, 1, 1, 1, 8, 8, 3, 1, 1}) == 1);
-  // tma_probe.py persistent variant: one worker per SM on sm_90 (132).
-  CHECK(std::count(rows.begin(), rows.end(), ProfileRow{128, 256, 64, 1, 1, 132, 8, 8, 3, 1, 1}) == 1);
+  // Split K (reduction_outer) for long K with few output tiles: K = 65536, M = N = 128.
+  CHECK(std::count(rows.begin(), rows.end(), ProfileRow{64, 64, 64, 32, 1, 1, 8, 4, 4, 1, 1}) == 1);
+  // No row asks for persistent traversal: traversal_workers is not consumed by the Triton program yet.
+  for (const ProfileRow &r : rows)
+    CHECK(r[5] == 1);
   // Every contraction row uses GROUP_M = 8, like the cited kernels.
   for (const char *f : {"contraction", "contraction_narrow"})
     for (const ProfileRow &r : t.rows(f))

@@ -889,6 +889,27 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   std::string bBase = b + (batched ? " + pid_b * " + strideOf(ci.rhsLoad.getView(), 0) : "");
   std::string sam = strideOf(ci.lhsLoad.getView(), mAx), sak = strideOf(ci.lhsLoad.getView(), kAx);
   std::string sbk = strideOf(ci.rhsLoad.getView(), kAx), sbn = strideOf(ci.rhsLoad.getView(), nAx);
+  // Split K: program z of SPLIT_K sums its share of the K tiles into an f32
+  // workspace; a second launch (PHASE 1) adds the partials in split order and
+  // runs the epilogue.
+  std::string wsOffset = "((s * " + (batched ? dimExpr(ps.extents[0]) : std::string("1")) + " + " +
+                         (batched ? "pid_b" : "0") + ") * " + M + " + rm.to(tl.int64)[:, None]) * " + N +
+                         " + rn.to(tl.int64)[None, :]";
+  std::string outMask = "(rm[:, None] < " + M + ") & (rn[None, :] < " + N + ")";
+  py.line("if SPLIT_K > 1:");
+  py.line("    k_per = tl.cdiv(tl.cdiv(" + kDim + ", BK), SPLIT_K)");
+  py.line("    k_lo = tl.program_id(2) * k_per");
+  py.line("    k_hi = tl.minimum(k_lo + k_per, tl.cdiv(" + kDim + ", BK))");
+  py.line("else:");
+  py.line("    k_lo = 0");
+  py.line("    k_hi = tl.cdiv(" + kDim + ", BK)");
+  py.line("if PHASE == 1:");
+  py.push();
+  py.line("for s in range(0, SPLIT_K):");
+  py.line("    acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0)");
+  py.pop();
+  py.line("else:");
+  py.push();
   if (tma) {
     // Unbatched: host-side descriptors built by the launcher for the candidate's
     // block shape (measured 2-6% faster than device-side ones on the H200).
@@ -911,7 +932,7 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
       else
         py.line("b_desc = tl.make_tensor_descriptor(" + bBase + ", shape=[" + kDim + ", " + N + "], strides=[" + sbk + ", 1], block_shape=[BK, BN])");
     }
-    py.line("for k in tl.range(0, tl.cdiv(" + kDim + ", BK), num_stages=NUM_STAGES):");
+    py.line("for k in tl.range(k_lo, k_hi, num_stages=NUM_STAGES):");
     py.push();
     py.line("av = " + descLoad("a_desc", ci.lhsTransposed, "pid_m * BM", "k * BK"));
     py.line("bv = " + descLoad("b_desc", ci.rhsTransposed, "k * BK", "pid_n * BN"));
@@ -921,7 +942,7 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
     py.line("else:");
     py.push();
   }
-  py.line("for k in tl.range(0, tl.cdiv(" + kDim + ", BK), num_stages=NUM_STAGES):");
+  py.line("for k in tl.range(k_lo, k_hi, num_stages=NUM_STAGES):");
   py.push();
   py.line("rk = k * BK + tl.arange(0, BK)");
   py.line("av = tl.load(" + aBase + " + rm[:, None].to(tl.int64) * " + sam + " + rk[None, :].to(tl.int64) * " + sak +
@@ -932,6 +953,12 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   py.pop();
   if (tma)
     py.pop();
+  py.pop(); // PHASE
+  py.line("if SPLIT_K > 1 and PHASE == 0:");
+  py.line("    s = tl.program_id(2)");
+  py.line("    tl.store(ws + " + wsOffset + ", acc, mask=" + outMask + ")");
+  py.line("else:");
+  py.push();
   // Epilogue: the rest of the kernel at output coordinates.
   e.coords.coord.assign(rank + 1, "");
   e.coords.mask.assign(rank + 1, "");
@@ -945,6 +972,7 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   Type accElt = kir::kirElementType(ci.op.getType());
   e.cache[ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
   emitStores(e, body, [](kir::StoreOp) { return true; });
+  py.pop();
 }
 } // namespace
 
@@ -1019,6 +1047,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     kparams.push_back("a_desc");
     kparams.push_back("b_desc");
   }
+  if (ps.kind == StructureKind::Matmul)
+    kparams.push_back("ws"); // split-K workspace (None unless SPLIT_K > 1)
   kargs.push_back("R");
   kargs.push_back("C");
   keyNames.push_back("R");
@@ -1030,6 +1060,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       constexprs.push_back(p.symbol);
   if (ps.kind == StructureKind::Matmul)
     constexprs.push_back("NUM_STAGES");
+  if (ps.kind == StructureKind::Matmul)
+    constexprs.push_back("PHASE");
   if (cover)
     constexprs.push_back("COVER");
   if (ps.kind != StructureKind::Matmul)
@@ -1144,8 +1176,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   case StructureKind::Matmul: {
     std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
     std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
-    gridExpr = "(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
-               std::string(ps.contraction->batch ? ", _ext_b" : ",") + ")";
+    gridExpr = "(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), " +
+               std::string(ps.contraction->batch ? "_ext_b" : "1") +
+               ", META['SPLIT_K'] if META['PHASE'] == 0 else 1)";
     break;
   }
   }
@@ -1162,7 +1195,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    # Tensor descriptors need 16-byte aligned bases and strides and a unit last stride.\n"
         "    ok = named_args.get(\"_tma_ok\", True) if isinstance(named_args, dict) else True\n"
         "    return [c for c in configs if ok or not c.kwargs.get(\"USE_TENSOR_DESCRIPTOR\", 0)] or configs[:0]\n\n";
-  os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES],\n    key=["
+  os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
+     << (ps.kind == StructureKind::Matmul ? " if c.get(\"SPLIT_K\", 1) == 1] or [_config(CANDIDATES[0])"
+                                           : "")
+     << "],\n    key=["
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
      << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n    reset_to_zero=["
      << llvm::join(reset, ", ") << "],\n)(" << jitName << ")\n\n";
@@ -1202,8 +1238,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
     if (ps.contraction->batch)
       os << "    _ext_b = " << dimExpr(ps.extents[0]) << "\n";
+    os << "    extra['PHASE'] = 0\n    extra['ws'] = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
+    // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
+    os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
+       << kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber())
+       << ".device)\n";
   } else {
+    os << "    wshape = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
   }
   std::string aName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber()) : "";
@@ -1227,17 +1269,31 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   case StructureKind::Matmul: emptyExpr = "_ext_m == 0 or _ext_n == 0"; break;
   }
   os << "    empty = " << emptyExpr << "\n";
-  os << "    return args, extra, grid, tma_ok, empty\n\n";
+  os << "    return args, extra, grid, tma_ok, empty, wshape\n\n";
 
   // Trials launch many times on the same arguments: validate them once.
   os << "_LAST = [None, None, {}]\n\n";
   os << "def _args_key(launch_args):\n"
         "    return tuple((a.data_ptr(), a.dtype, tuple(a.shape), a.stride(), a.device) if isinstance(a, torch.Tensor) else (type(a), a) for a in launch_args)\n\n";
+  if (ps.kind == StructureKind::Matmul)
+    os << "def _workspace(cand, wshape):\n"
+          "    k = cand.get(\"SPLIT_K\", 1)\n"
+          "    return torch.empty((k,) + wshape[0], device=wshape[1], dtype=torch.float32) if k > 1 else None\n\n"
+          "def _launch(grid, args, meta, cand, wshape, ws=None):\n"
+          "    opts = dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n"
+          "    if cand.get(\"SPLIT_K\", 1) == 1:\n"
+          "        " << jitName << "[grid(meta)](*args, **meta, **opts)\n"
+          "        return\n"
+          "    # Split K: partial sums into the workspace, then their sum in split order + epilogue.\n"
+          "    ws = _workspace(cand, wshape) if ws is None else ws\n"
+          "    for phase in (0, 1):\n"
+          "        m = dict(meta, ws=ws, PHASE=phase)\n"
+          "        " << jitName << "[grid(m)](*args, **m, **opts)\n\n";
   os << "def _run_candidate(cand, launch_args):\n";
   os << "    key = _args_key(launch_args)\n";
   os << "    if _LAST[0] != key:\n";
   os << "        _LAST[0], _LAST[1], _LAST[2] = key, _prepare(*launch_args), {}\n";
-  os << "    args, extra, grid, tma_ok, empty = _LAST[1]\n";
+  os << "    args, extra, grid, tma_ok, empty, wshape = _LAST[1]\n";
   os << "    if empty:\n        return\n";
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
@@ -1254,25 +1310,35 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "    if blocks not in _LAST[2]:\n"
           "        _LAST[2][blocks] = _descs(cand, *launch_args)\n"
           "    meta.update(_LAST[2][blocks])\n";
-  os << "    " << jitName << "[grid(meta)](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
+  if (ps.kind == StructureKind::Matmul)
+    os << "    _launch(grid, args, meta, cand, wshape)\n\n";
+  else
+    os << "    " << jitName << "[grid(meta)](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
 
   // A pre-validated launcher of one candidate: kernel-only timing and graph capture.
   os << "def bind(cand, *launch_args):\n";
   os << "    \"\"\"Validates once and returns a zero-argument callable that launches `cand` on these tensors.\"\"\"\n";
-  os << "    args, extra, grid, tma_ok, empty = _prepare(*launch_args)\n";
+  os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(*launch_args)\n";
   os << "    meta = _meta(cand)\n    meta.update(extra)\n    g = grid(meta)\n";
 
   if (hostDesc)
     os << "    meta.update(_descs(cand, *launch_args))\n";
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
+  if (ps.kind == StructureKind::Matmul)
+    os << "    ws = _workspace(cand, wshape)\n";
   os << "    def run():\n";
   for (const auto &r : reset) {
     std::string n = r.substr(1, r.size() - 2);
     os << "        launch_args[" << [&] { for (unsigned i = 0; i < kernel.getNumArguments(); ++i) if (kernel.getArgName(i) == n) return i; return 0u; }() << "].zero_()\n";
   }
-  os << "        if not empty:\n";
-  os << "            " << jitName << "[g](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n";
+  if (ps.kind == StructureKind::Matmul) {
+    os << "        if not empty:\n";
+    os << "            _launch(grid, args, meta, cand, wshape, ws)\n";
+  } else {
+    os << "        if not empty:\n";
+    os << "            " << jitName << "[g](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n";
+  }
   os << "    return run\n\n";
   os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
   os << "_TUNED = None\n\n";
@@ -1286,9 +1352,16 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def launch(" << params << "):\n";
   os << "    \"\"\"Runs the kernel on the caller's tensors (outputs included), tuning on first use.\"\"\"\n";
   os << "    if _use_runtime():\n        _tuned()(" << params << ")\n        return\n";
-  os << "    args, extra, grid, tma_ok, empty = _prepare(" << params << ")\n";
+  os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
+  if (ps.kind == StructureKind::Matmul)
+    os << "    # Split-K candidates need two launches: Triton's autotuner cannot run them.\n"
+          "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1]\n"
+          "    if cands and not whole:\n"
+          "        _run_candidate(cands[0], (" << params << (kernel.getNumArguments() == 1 ? "," : "") << "))\n"
+          "        return\n"
+          "    cands = whole\n";
   os << "    if not cands:\n        raise ValueError(\"no declared candidate can run on these arguments (tensor descriptors need 16-byte alignment)\")\n";
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
