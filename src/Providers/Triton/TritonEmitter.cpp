@@ -845,6 +845,21 @@ void emitSplitReduction(Emitter &e, Block &body) {
 }
 
 // --- contraction ------------------------------------------------------------------
+/// Stores of a matmul epilogue that a tensor descriptor can take: rank-2 views
+/// indexed exactly (m, n), so the unit-stride dim is n. Unbatched programs only.
+std::vector<kir::StoreOp> matmulDescriptorStores(const ProgramStructure &ps, Block &body) {
+  std::vector<kir::StoreOp> out;
+  if (!ps.contraction || ps.contraction->batch)
+    return out;
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op)) {
+      const auto &ax = ps.axes.lookup(st.getView());
+      if (ax.size() == 2 && ax[0] == 0 && ax[1] == 1 && isa<BlockArgument>(st.getView()))
+        out.push_back(st);
+    }
+  return out;
+}
+
 void emitMatmul(Emitter &e, Block &body, bool tma) {
   const ProgramStructure &ps = e.ps;
   ContractionInfo ci = *ps.contraction;
@@ -971,7 +986,37 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   e.cache.clear();
   Type accElt = kir::kirElementType(ci.op.getType());
   e.cache[ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
-  emitStores(e, body, [](kir::StoreOp) { return true; });
+  std::vector<kir::StoreOp> descStores = matmulDescriptorStores(ps, body);
+  if (tma && !batched && !descStores.empty()) {
+    // Descriptor candidates store [M, N] outputs through host-side descriptors
+    // too (TMA store, like the hand-written TMA kernel; it clips at the edges).
+    auto entry = e.cache;
+    py.line("if USE_TENSOR_DESCRIPTOR:");
+    py.push();
+    for (Operation &op : body) {
+      auto st = dyn_cast<kir::StoreOp>(op);
+      if (!st)
+        continue;
+      if (!llvm::is_contained(descStores, st)) {
+        e.store(st);
+        continue;
+      }
+      std::string v = e.value(st.getValue());
+      std::string elt = tlType(cast<kir::ViewType>(st.getView().getType()).getElementType());
+      bool constant = v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0;
+      std::string tile = constant ? "tl.full([BM, BN], " + v + ", " + elt + ")"
+                                  : "tl.broadcast_to(" + v + ".to(" + elt + "), [BM, BN])";
+      py.line(e.argName(st.getView()) + "_odesc.store([pid_m * BM, pid_n * BN], " + tile + ")");
+    }
+    py.pop();
+    py.line("else:");
+    py.push();
+    e.cache = entry; // names bound in the descriptor branch do not exist here
+    emitStores(e, body, [](kir::StoreOp) { return true; });
+    py.pop();
+  } else {
+    emitStores(e, body, [](kir::StoreOp) { return true; });
+  }
   py.pop();
 }
 } // namespace
@@ -995,6 +1040,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // the kernel (device, needs Triton's allocator) for batched ones.
   bool hostDesc = tma && ps.contraction && ps.contraction->batch == 0;
   bool deviceDesc = tma && !hostDesc;
+  std::vector<std::string> outDescViews; // outputs stored through descriptors
+  if (hostDesc)
+    for (kir::StoreOp st : matmulDescriptorStores(ps, block)) {
+      std::string n = kernel.getArgName(cast<BlockArgument>(st.getView()).getArgNumber());
+      if (!llvm::is_contained(outDescViews, n))
+        outDescViews.push_back(n);
+    }
   if (ps.kind != StructureKind::Matmul) {
     // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
     body.line("if IDX64:");
@@ -1046,6 +1098,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (hostDesc) { // host-side tensor descriptors, None for pointer-form candidates
     kparams.push_back("a_desc");
     kparams.push_back("b_desc");
+    for (const auto &n : outDescViews)
+      kparams.push_back(n + "_odesc");
   }
   if (ps.kind == StructureKind::Matmul)
     kparams.push_back("ws"); // split-K workspace (None unless SPLIT_K > 1)
@@ -1142,18 +1196,26 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     std::string aDesc = descExpr(ci.lhsLoad.getView(), ci.lhsTransposed, mAx, kAx, "BM", "BK", aBlock);
     std::string bDesc = descExpr(ci.rhsLoad.getView(), ci.rhsTransposed, kAx, nAx, "BK", "BN", bBlock);
     std::string params = providers::launchParameterList(kernel);
+    std::string noneOut, outDescs, outBlocks;
+    for (const auto &n : outDescViews) {
+      noneOut += ", \"" + n + "_odesc\": None";
+      outDescs += ",\n            \"" + n + "_odesc\": TensorDescriptor(" + n + ", [" + n + ".shape[0], " + n +
+                  ".shape[1]], [" + n + ".stride(0), " + n + ".stride(1)], [BM, BN])";
+      outBlocks += "        nargs[\"" + n + "_odesc\"].block_shape = [BM, BN]\n";
+    }
     os << "def _descs(cand, " << params << "):\n"
-          "    # Host-side tensor descriptors (TMA) of the operands for this candidate's blocks.\n"
+          "    # Host-side tensor descriptors (TMA) of the operands and [M, N] outputs for this candidate's blocks.\n"
           "    if not cand.get(\"USE_TENSOR_DESCRIPTOR\", 0):\n"
-          "        return {\"a_desc\": None, \"b_desc\": None}\n"
+          "        return {\"a_desc\": None, \"b_desc\": None" << noneOut << "}\n"
           "    BM, BN, BK = cand[\"BM\"], cand[\"BN\"], cand[\"BK\"]\n"
-          "    return {\"a_desc\": " << aDesc << ",\n            \"b_desc\": " << bDesc << "}\n\n";
+          "    return {\"a_desc\": " << aDesc << ",\n            \"b_desc\": " << bDesc << outDescs << "}\n\n";
     os << "def _set_blocks(nargs):\n"
           "    # Autotuning shares one descriptor pair: give it each config's block shape.\n"
           "    BM, BN, BK = nargs[\"BM\"], nargs[\"BN\"], nargs[\"BK\"]\n"
           "    if nargs.get(\"a_desc\") is not None:\n"
           "        nargs[\"a_desc\"].block_shape = " << aBlock << "\n"
-          "        nargs[\"b_desc\"].block_shape = " << bBlock << "\n\n";
+          "        nargs[\"b_desc\"].block_shape = " << bBlock << "\n"
+       << outBlocks << "\n";
   }
   os << "def _config(cand):\n"
         "    return triton.Config(_meta(cand), num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)"
@@ -1251,7 +1313,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string aName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber()) : "";
   std::string bName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).rhsLoad.getView()).getArgNumber()) : "";
   if (tma)
-    os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName << ")\n";
+    os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
+       << [&] { std::string r; for (const auto &n : outDescViews) r += ", " + n; return r; }() << ")\n";
   else
     os << "    tma_ok = False\n";
   // Nothing to do only when no output element exists: an empty reduced axis
