@@ -325,4 +325,15 @@ std::string appendIndex(const std::string &path, size_t index) {
   return path + "[" + std::to_string(index) + "]";
 }
 
+Expected<const JsonValue *> requiredRootMember(const SourceContext &ctx, const JsonValue &root,
+                                               std::string_view key, JsonValue::Kind kind,
+                                               const std::string &mustBe) {
+  const JsonValue *v = root.find(key);
+  if (!v)
+    return ctx.error(root.offset, "", "missing required key \"" + std::string(key) + "\"");
+  if (v->kind != kind)
+    return ctx.error(v->offset, std::string(key), "must be " + mustBe + ", found " + v->kindName());
+  return v;
+}
+
 } // namespace intent::tuning::detail

@@ -70,6 +70,12 @@ private:
 /// position; duplicate key -> diagnostic at the second occurrence.
 Expected<JsonValue> parsePositionedJson(const SourceContext &ctx);
 
+/// The member `key` of the root object `root` with kind `kind`, or the diagnostic
+/// `missing required key "KEY"` / `KEY: must be MUSTBE, found KIND`.
+Expected<const JsonValue *> requiredRootMember(const SourceContext &ctx, const JsonValue &root,
+                                               std::string_view key, JsonValue::Kind kind,
+                                               const std::string &mustBe);
+
 /// Path helpers: appendKey("triton", "x") == "triton.x"; appendIndex("a", 3) == "a[3]".
 std::string appendKey(const std::string &path, std::string_view key);
 std::string appendIndex(const std::string &path, size_t index);

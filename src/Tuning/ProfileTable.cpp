@@ -142,12 +142,10 @@ Expected<ProfileTable> parseProfileTable(std::string_view text, const std::strin
                            "\"; a profile table has exactly the keys \"columns\" and \"families\"");
 
   const std::vector<std::string> expected = columnNamesFor(provider);
-  const JsonValue *columns = root.find("columns");
-  if (!columns)
-    return ctx.error(root.offset, "", "missing required key \"columns\"");
-  if (columns->kind != Kind::Array)
-    return ctx.error(columns->offset, "columns",
-                     std::string("must be an array of column names, found ") + columns->kindName());
+  auto columnsOr = detail::requiredRootMember(ctx, root, "columns", Kind::Array, "an array of column names");
+  if (!columnsOr)
+    return columnsOr.error();
+  const JsonValue *columns = *columnsOr;
   for (size_t i = 0; i < columns->items.size() && i < expected.size(); ++i) {
     const JsonValue &c = columns->items[i];
     if (c.kind != Kind::String || c.text != expected[i])
@@ -162,13 +160,11 @@ Expected<ProfileTable> parseProfileTable(std::string_view text, const std::strin
                          std::to_string(expected.size()) + " for " + providerName(provider) + ": " +
                          joinNames(expected));
 
-  const JsonValue *families = root.find("families");
-  if (!families)
-    return ctx.error(root.offset, "", "missing required key \"families\"");
-  if (families->kind != Kind::Object)
-    return ctx.error(families->offset, "families",
-                     std::string("must be an object mapping families to rows, found ") +
-                         families->kindName());
+  auto familiesOr =
+      detail::requiredRootMember(ctx, root, "families", Kind::Object, "an object mapping families to rows");
+  if (!familiesOr)
+    return familiesOr.error();
+  const JsonValue *families = *familiesOr;
 
   ProfileTable table;
   table.provider = provider;

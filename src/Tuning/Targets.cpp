@@ -139,13 +139,11 @@ Expected<TargetTable> parseTargets(std::string_view text, const std::string &fil
     if (m.key != "targets")
       return ctx.error(m.keyOffset, m.key,
                        "unknown key \"" + m.key + "\"; a target table has exactly the key \"targets\"");
-  const JsonValue *targets = root.find("targets");
-  if (!targets)
-    return ctx.error(root.offset, "", "missing required key \"targets\"");
-  if (targets->kind != Kind::Object)
-    return ctx.error(targets->offset, "targets",
-                     std::string("must be an object mapping arch names to records, found ") +
-                         targets->kindName());
+  auto targetsOr =
+      detail::requiredRootMember(ctx, root, "targets", Kind::Object, "an object mapping arch names to records");
+  if (!targetsOr)
+    return targetsOr.error();
+  const JsonValue *targets = *targetsOr;
   TargetTable table;
   for (const auto &m : targets->members) {
     TargetCaps caps;
