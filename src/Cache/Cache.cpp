@@ -26,6 +26,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 #include <sys/file.h>
@@ -324,6 +325,23 @@ struct Ops {
   std::string lockPath(const std::string &key) const { return I.root + "/locks/" + key + ".lock"; }
   std::string tempName(const std::string &key) const {
     return shardDir(key) + "/.tmp-" + key + "-" + std::to_string(::getpid()) + "-" + randomHex(12);
+  }
+
+  /// Rows of `SELECT <row columns> FROM artifacts <tail>`; `bind` binds the
+  /// tail's parameters.
+  Expected<std::vector<Row>> selectRows(const std::string &tail,
+                                        const std::function<void(detail::Stmt &)> &bind = {}) {
+    std::lock_guard<std::mutex> g(I.mu);
+    auto st = I.db->prepare(std::string("SELECT ") + kRowColumns + " FROM artifacts " + tail);
+    if (!st)
+      return st.takeError();
+    if (bind)
+      bind(*st);
+    std::vector<Row> rows;
+    Status scanned = st->forEachRow([&] { rows.push_back(readRow(*st)); });
+    if (!scanned.ok())
+      return scanned.takeError();
+    return rows;
   }
 
   Expected<std::optional<Row>> getRow(const std::string &key) {
@@ -866,20 +884,11 @@ Expected<CacheStats> Cache::stats() {
 }
 
 Expected<std::vector<Entry>> Cache::list() {
-  std::vector<Row> rows;
-  {
-    std::lock_guard<std::mutex> g(impl_->mu);
-    auto st = impl_->db->prepare(std::string("SELECT ") + kRowColumns +
-                                 " FROM artifacts ORDER BY last_used_at DESC, key");
-    if (!st)
-      return st.takeError();
-    Status scanned = st->forEachRow([&] {
-      rows.push_back(readRow(*st));
-    });
-    if (!scanned.ok())
-      return scanned.takeError();
-  }
   Ops ops{*impl_};
+  auto selected = ops.selectRows("ORDER BY last_used_at DESC, key");
+  if (!selected)
+    return selected.takeError();
+  std::vector<Row> rows = std::move(*selected);
   std::vector<Entry> out;
   for (const Row &r : rows) {
     FileSums sums;
@@ -895,21 +904,11 @@ Expected<Entry> Cache::show(const std::string &keyOrPrefix) {
       p.find_first_not_of("0123456789abcdef") != std::string::npos)
     return makeError("'" + p + "' is not a cache key or key prefix (at least 4 lowercase hex "
                      "characters)");
-  std::vector<Row> rows;
-  {
-    std::lock_guard<std::mutex> g(impl_->mu);
-    auto st = impl_->db->prepare(std::string("SELECT ") + kRowColumns +
-                                 " FROM artifacts WHERE substr(key, 1, ?) = ? ORDER BY key "
-                                 "LIMIT 11");
-    if (!st)
-      return st.takeError();
-    st->bind(1, int64_t(p.size())).bind(2, p);
-    Status scanned = st->forEachRow([&] {
-      rows.push_back(readRow(*st));
-    });
-    if (!scanned.ok())
-      return scanned.takeError();
-  }
+  auto selected = Ops{*impl_}.selectRows("WHERE substr(key, 1, ?) = ? ORDER BY key LIMIT 11",
+                                         [&](detail::Stmt &st) { st.bind(1, int64_t(p.size())).bind(2, p); });
+  if (!selected)
+    return selected.takeError();
+  std::vector<Row> rows = std::move(*selected);
   if (rows.empty())
     return makeError("no cache entry matches '" + p + "'");
   if (rows.size() > 1) {
@@ -928,18 +927,10 @@ Expected<Entry> Cache::show(const std::string &keyOrPrefix) {
 Expected<VerifyReport> Cache::verify(bool repair) {
   Ops ops{*impl_};
   VerifyReport rep;
-  std::vector<Row> rows;
-  {
-    std::lock_guard<std::mutex> g(impl_->mu);
-    auto st = impl_->db->prepare(std::string("SELECT ") + kRowColumns + " FROM artifacts");
-    if (!st)
-      return st.takeError();
-    Status scanned = st->forEachRow([&] {
-      rows.push_back(readRow(*st));
-    });
-    if (!scanned.ok())
-      return scanned.takeError();
-  }
+  auto selected = ops.selectRows("");
+  if (!selected)
+    return selected.takeError();
+  std::vector<Row> rows = std::move(*selected);
   std::set<std::string> known;
   for (const Row &r : rows) {
     known.insert(r.key);
