@@ -406,13 +406,18 @@ std::string Emitter::combineFn(Operation *op) {
   return fn;
 }
 
+/// A Python literal (`1.5`, `-2`, `float('inf')`) rather than a tensor expression.
+bool isLiteralExpr(const std::string &v) {
+  return v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0;
+}
+
 void Emitter::store(kir::StoreOp st) {
   auto [off, mask] = address(st.getView());
   std::string v = value(st.getValue());
   Type elt = cast<kir::ViewType>(st.getView().getType()).getElementType();
   std::string ptr = argName(st.getView()) + " + " + off;
   std::string val = v + ".to(" + tlType(elt) + ")";
-  if (v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0)
+  if (isLiteralExpr(v))
     val = "tl.full([1], " + v + ", " + tlType(elt) + ")";
   py.line(mask.empty() ? "tl.store(" + ptr + ", " + val + ")"
                        : "tl.store(" + ptr + ", " + val + ", mask=" + mask + ")");
@@ -1003,8 +1008,7 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
       }
       std::string v = e.value(st.getValue());
       std::string elt = tlType(cast<kir::ViewType>(st.getView().getType()).getElementType());
-      bool constant = v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0;
-      std::string tile = constant ? "tl.full([BM, BN], " + v + ", " + elt + ")"
+      std::string tile = isLiteralExpr(v) ? "tl.full([BM, BN], " + v + ", " + elt + ")"
                                   : "tl.broadcast_to(" + v + ".to(" + elt + "), [BM, BN])";
       py.line(e.argName(st.getView()) + "_odesc.store([pid_m * BM, pid_n * BN], " + tile + ")");
     }
@@ -1043,7 +1047,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::vector<std::string> outDescViews; // outputs stored through descriptors
   if (hostDesc)
     for (kir::StoreOp st : matmulDescriptorStores(ps, block)) {
-      std::string n = kernel.getArgName(cast<BlockArgument>(st.getView()).getArgNumber());
+      std::string n = e.argName(st.getView());
       if (!llvm::is_contained(outDescViews, n))
         outDescViews.push_back(n);
     }
@@ -1112,10 +1116,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   for (const auto &p : ps.parameters)
     if (!p.column.empty() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES")
       constexprs.push_back(p.symbol);
-  if (ps.kind == StructureKind::Matmul)
+  if (ps.kind == StructureKind::Matmul) {
     constexprs.push_back("NUM_STAGES");
-  if (ps.kind == StructureKind::Matmul)
     constexprs.push_back("PHASE");
+  }
   if (cover)
     constexprs.push_back("COVER");
   if (ps.kind != StructureKind::Matmul)
@@ -1155,46 +1159,29 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def _meta(cand):\n"
         "    return {k: v for k, v in cand.items() if k not in (\"NUM_WARPS\", \"NUM_STAGES\")"
      << (ps.kind == StructureKind::Matmul ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
-  std::string descBlocks; // "a_block, b_block" as Python expressions of BM, BN, BK
   if (hostDesc) {
     ContractionInfo ci = *ps.contraction;
-    bool batched = ci.batch != 0;
-    int mAx = batched ? 1 : 0, nAx = batched ? 2 : 1, kAx = ps.extents.size();
-    // Descriptor of one operand: dims [batch,] outer, inner (inner = unit stride).
+    // Descriptor of one unbatched operand: dims (outer, inner), inner = unit stride.
     auto descExpr = [&](Value view, bool transposed, int outerAx, int innerAx,
                         const std::string &outerBlk, const std::string &innerBlk,
                         std::string &block) {
-      std::string t = kernel.getArgName(cast<BlockArgument>(view).getArgNumber());
+      std::string t = e.argName(view);
       const auto &ax = ps.axes.lookup(view);
       auto dimOf = [&](int axis) {
         for (auto [d, c] : llvm::enumerate(ax))
           if (c == axis)
-            return (int)d;
-        return -1;
+            return std::to_string(d);
+        return std::string("-1");
       };
-      std::vector<int> dims;
-      std::vector<std::string> blk;
-      if (batched && dimOf(0) >= 0) {
-        dims.push_back(dimOf(0));
-        blk.push_back("1");
-      }
-      int o = transposed ? innerAx : outerAx, i = transposed ? outerAx : innerAx;
-      dims.push_back(dimOf(o));
-      dims.push_back(dimOf(i));
-      blk.push_back(transposed ? innerBlk : outerBlk);
-      blk.push_back(transposed ? outerBlk : innerBlk);
-      std::vector<std::string> shape, strides;
-      for (int d : dims) {
-        shape.push_back(t + ".shape[" + std::to_string(d) + "]");
-        strides.push_back(t + ".stride(" + std::to_string(d) + ")");
-      }
-      block = "[" + llvm::join(blk, ", ") + "]";
-      return "TensorDescriptor(" + t + ", [" + llvm::join(shape, ", ") + "], [" +
-             llvm::join(strides, ", ") + "], " + block + ")";
+      std::string o = dimOf(transposed ? innerAx : outerAx), i = dimOf(transposed ? outerAx : innerAx);
+      block = transposed ? "[" + innerBlk + ", " + outerBlk + "]" : "[" + outerBlk + ", " + innerBlk + "]";
+      return "TensorDescriptor(" + t + ", [" + t + ".shape[" + o + "], " + t + ".shape[" + i + "]], [" + t +
+             ".stride(" + o + "), " + t + ".stride(" + i + ")], " + block + ")";
     };
     std::string aBlock, bBlock;
-    std::string aDesc = descExpr(ci.lhsLoad.getView(), ci.lhsTransposed, mAx, kAx, "BM", "BK", aBlock);
-    std::string bDesc = descExpr(ci.rhsLoad.getView(), ci.rhsTransposed, kAx, nAx, "BK", "BN", bBlock);
+    // Canonical axes of an unbatched matmul: m = 0, n = 1, k = 2.
+    std::string aDesc = descExpr(ci.lhsLoad.getView(), ci.lhsTransposed, 0, 2, "BM", "BK", aBlock);
+    std::string bDesc = descExpr(ci.rhsLoad.getView(), ci.rhsTransposed, 2, 1, "BK", "BN", bBlock);
     std::string params = providers::launchParameterList(kernel);
     std::string noneOut, outDescs, outBlocks;
     for (const auto &n : outDescViews) {
@@ -1253,10 +1240,6 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         reset.push_back("\"" + kernel.getArgName(i) + "\"");
     }
   std::string jitName = name + "_kernel";
-  os << "def _prune(configs, named_args, **kwargs):\n"
-        "    # Tensor descriptors need 16-byte aligned bases and strides and a unit last stride.\n"
-        "    ok = named_args.get(\"_tma_ok\", True) if isinstance(named_args, dict) else True\n"
-        "    return [c for c in configs if ok or not c.kwargs.get(\"USE_TENSOR_DESCRIPTOR\", 0)] or configs[:0]\n\n";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
      << (ps.kind == StructureKind::Matmul ? " if c.get(\"SPLIT_K\", 1) == 1] or [_config(CANDIDATES[0])"
                                            : "")
@@ -1283,6 +1266,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
 
   // Host launch.
   std::string params = providers::launchParameterList(kernel);
+  std::optional<ContractionInfo> contraction = ps.contraction; // ops' accessors are non-const
+  std::string aName = contraction ? e.argName(contraction->lhsLoad.getView()) : "";
+  std::string bName = contraction ? e.argName(contraction->rhsLoad.getView()) : "";
   os << "def _prepare(" << params << "):\n";
   os << "    _ext = _check_args(" << params << ")\n";
   for (const auto &s : syms)
@@ -1304,14 +1290,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    grid = lambda META: " << gridExpr << "\n";
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
     os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
-       << kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber())
-       << ".device)\n";
+       << aName << ".device)\n";
   } else {
     os << "    wshape = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
   }
-  std::string aName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).lhsLoad.getView()).getArgNumber()) : "";
-  std::string bName = ps.contraction ? kernel.getArgName(cast<BlockArgument>(ContractionInfo(*ps.contraction).rhsLoad.getView()).getArgNumber()) : "";
   if (tma)
     os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
        << [&] { std::string r; for (const auto &n : outDescViews) r += ", " + n; return r; }() << ")\n";
