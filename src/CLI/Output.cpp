@@ -84,6 +84,15 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
       return false;
     }
     const auto &k = res.kernels.front();
+    // Every destination must be able to take a file before any is replaced, so
+    // a failure leaves DIR as it was (renames of files within DIR do not fail).
+    for (const auto &f : k.files) {
+      std::string dst = std::string(abs) + "/" + f.name;
+      if (llvm::sys::fs::is_directory(dst)) {
+        error = "cannot publish " + dst + ": a directory is in the way";
+        return false;
+      }
+    }
     std::string suffix = ".intentc-tmp-" + std::to_string(::getpid());
     std::vector<std::string> temps;
     auto discard = [&] {
