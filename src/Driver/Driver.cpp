@@ -19,7 +19,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <thread>
 
 using namespace mlir;
 using namespace intent;
@@ -295,6 +298,10 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
     cache::EntryInfo info{kr.name, req.target, setup.isReference ? "" : setup.ctx.caps.arch};
     auto published = cache->getOrBuild(kr.key, info, [&](const std::string &tmpDir) {
       built = true;
+      // Test seam (docs/protocol.md): hold every build this long, inside its
+      // entry lock, so tests can observe in-flight work and lock contention.
+      if (const char *d = std::getenv("INTENTC_TEST_COMPILE_DELAY_MS"); d && *d)
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::strtol(d, nullptr, 10)));
       std::string before = result.diagnostics;
       KernelResult fresh = kr;
       if (!buildKernel(req, setup, kernel, kr.key, fresh, stageText))

@@ -565,10 +565,6 @@ void Server::compile(const json &params, std::function<void(json)> done) {
   asio::post(pool, [this, req = std::move(req), digest]() {
     auto reply = std::make_shared<json>();
     try {
-      // Test seam (docs/protocol.md): hold every compile this long so tests can
-      // observe in-flight work (SIGTERM drain, request sharing).
-      if (const char *d = std::getenv("INTENTC_TEST_COMPILE_DELAY_MS"); d && *d)
-        std::this_thread::sleep_for(std::chrono::milliseconds(std::strtol(d, nullptr, 10)));
       driver::CompileResult res = driver::compile(req, env, &cache_);
       json rj = json::parse(resultToJson(res).dump());
       if (res.ok) {

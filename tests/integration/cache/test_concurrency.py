@@ -56,27 +56,27 @@ def _timed_run(kirs, env, target, workers, out):
 
 def test_sixteen_processes_hundred_distinct_kernels_not_slower_than_serial(tmp_path, target):
     kirs = write_kernels(tmp_path / "kir", 100)
-    # Best of two cold runs each: a whole compile is now ~10 ms, so one run is at
-    # the mercy of scheduling noise on a 2-core machine.
-    serial = parallel = float("inf")
-    for rep in range(2):
-        t, sres = _timed_run(kirs, base_env(tmp_path / f"cache-serial{rep}"), target, 1,
-                             tmp_path / f"out-serial{rep}")
-        serial = min(serial, t)
-        t, pres = _timed_run(kirs, base_env(tmp_path / f"cache-parallel{rep}"), target, WORKERS,
-                             tmp_path / f"out-parallel{rep}")
-        parallel = min(parallel, t)
+    # Every build holds its entry lock for 40 ms (test seam): a whole compile is
+    # otherwise ~10 ms, which measures process start-up on a 2-core machine rather
+    # than locking. Distinct builds must overlap; a global lock would serialize them.
+    delay = {"INTENTC_TEST_COMPILE_DELAY_MS": 40}
+    serial, sres = _timed_run(kirs, base_env(tmp_path / "cache-serial", **delay), target, 1,
+                              tmp_path / "out-serial")
+    parallel, pres = _timed_run(kirs, base_env(tmp_path / "cache-parallel", **delay), target, WORKERS,
+                                tmp_path / "out-parallel")
     print(f"\n100 distinct kernels, target {target}: serial {serial:.2f} s, "
           f"16 processes {parallel:.2f} s, speedup {serial / parallel:.2f}x")
     for res in (sres, pres):
         assert all(r["kernels"][0]["cache"] == "miss" for r in res)
     assert len({r["kernels"][0]["key"] for r in pres}) == 100
     for i in range(100):
-        assert read_dir(tmp_path / "out-serial1" / f"k{i}") == \
-            read_dir(tmp_path / "out-parallel1" / f"k{i}")
+        assert read_dir(tmp_path / "out-serial" / f"k{i}") == \
+            read_dir(tmp_path / "out-parallel" / f"k{i}")
     # No global lock: 16 concurrent processes must not be slower than one at a
-    # time (10% slack for scheduling noise on a 2-core machine).
+    # time (10% slack for scheduling noise on a 2-core machine) ...
     assert parallel <= serial * 1.10, (serial, parallel)
+    # ... and, with builds that overlap, at least reach the 2-core ideal.
+    assert parallel <= serial / 2, (serial, parallel)
 
 
 def test_thirty_two_processes_create_one_index_at_once(tmp_path):
