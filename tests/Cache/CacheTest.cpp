@@ -30,6 +30,32 @@ TEST_CASE("cache: open creates layout and index; relative root refused") {
   CHECK_FALSE(Cache::open("relative/root").ok());
 }
 
+TEST_CASE("cache: the WAL stays short across many short-lived hits") {
+  // Every process that opens the index re-reads the whole WAL; hits write rows.
+  TempDir t;
+  std::string key = keyFor("wal");
+  {
+    Cache c = openOk(t.path);
+    REQUIRE(c.getOrBuild(key, {"k", "triton", "sm_90"}, simpleBuild("wal")).ok());
+  }
+  for (int i = 0; i < 200; ++i) {
+    Cache c = openOk(t.path);
+    auto pr = c.getOrBuild(key, {"k", "triton", "sm_90"}, simpleBuild("other"));
+    REQUIRE(pr.ok());
+    CHECK(pr->hit());
+  }
+  sqlite3 *db = nullptr;
+  REQUIRE(sqlite3_open(Cache::open(t.path)->indexPath().c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
+          SQLITE_OK); // opens the WAL
+  int walFrames = -1, checkpointed = -1;
+  REQUIRE(sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &walFrames,
+                                    &checkpointed) == SQLITE_OK);
+  sqlite3_close(db);
+  CHECK(walFrames >= 0);
+  CHECK(walFrames <= 2 * kWalCheckpointPages);
+}
+
 TEST_CASE("cache: publish then lookup") {
   TempDir t;
   Cache c = openOk(t.path);

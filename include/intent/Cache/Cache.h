@@ -30,6 +30,9 @@ namespace intent::cache {
 /// Index schema version this binary knows (= number of cache-schema/*.sql).
 int supportedSchemaVersion();
 
+/// WAL size (pages) at which a committing connection checkpoints the index.
+constexpr int kWalCheckpointPages = 32;
+
 enum class EntryState { Complete, Failed };
 const char *entryStateName(EntryState s);
 
