@@ -15,6 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -56,6 +58,44 @@ std::string floatLiteral(double v) {
   return s;
 }
 
+/// Numeric helpers shared by every kernel that uses them (emitted once each).
+/// `_recip_f64` and `_div_by_recip` make f32 division by a row-uniform divisor
+/// IEEE-exact without `div.rn` per element, whose slow-path call costs
+/// registers in every kernel holding a row (docs/gpu.md "Numerics").
+const std::map<std::string, std::string> &numericHelperSources() {
+  static const std::map<std::string, std::string> src = {
+      {"_recip_f64",
+       "@triton.jit\n"
+       "def _recip_f64(b):\n"
+       "    # 1/b in f64 within 2^-52 (two Newton steps from the f32 approximation, scaled\n"
+       "    # into range); 0, inf and NaN give the IEEE reciprocal.\n"
+       "    b = tl.cast(b, tl.float32)  # scalar arguments arrive as Python floats\n"
+       "    ab = tl.abs(b)\n"
+       "    scale = tl.where(ab < 7.888609052210118e-31, 18446744073709551616.0,\n"
+       "                     tl.where(ab > 1.2676506002282294e+30, 5.421010862427522e-20, 1.0))\n"
+       "    y = (1.0 / (b * scale)).to(tl.float64) * scale.to(tl.float64)\n"
+       "    b64 = b.to(tl.float64)\n"
+       "    n = tl.fma(y, tl.fma(-b64, y, 1.0), y)\n"
+       "    n = tl.fma(n, tl.fma(-b64, n, 1.0), n)\n"
+       "    return tl.where((ab > 0) & (ab < float('inf')), n, y)\n"},
+      {"_div_by_recip",
+       "@triton.jit\n"
+       "def _div_by_recip(a, r):\n"
+       "    # RN32(a * r) == RN32(a / b) for r = _recip_f64(b): the f64 product is within\n"
+       "    # 2^-51 of a/b, and a quotient of two f32 values that is not an f32 value lies\n"
+       "    # at least 2^-49 (relative) away from every f32 rounding midpoint.\n"
+       "    return (a.to(tl.float64) * r).to(tl.float32)\n"},
+      {"_rsqrt",
+       "@triton.jit\n"
+       "def _rsqrt(x):\n"
+       "    # rsqrt.approx flushes subnormal inputs: scale them into the normal range.\n"
+       "    tiny = tl.abs(x) < 1.1754943508222875e-38\n"
+       "    r = tl.math.rsqrt(tl.where(tiny, x * 16777216.0, x))\n"
+       "    return tl.where(tiny, r * 4096.0, r)\n"},
+  };
+  return src;
+}
+
 class Py {
 public:
   void line(const std::string &s) { out_ += std::string(indent_ * 4, ' ') + s + "\n"; }
@@ -88,7 +128,27 @@ public:
   llvm::DenseMap<Value, std::string> cache;
   int counter = 0;
   std::vector<std::string> helperFns; ///< @triton.jit combine functions
+  std::set<std::string> numericHelpers; ///< names in numericHelperSources() in use
   std::string error;
+
+  /// True when `divisor` is the same along the innermost axis (a
+  /// scalar, or a broadcast of a value without that axis): its reciprocal is
+  /// computed once per row, not per element.
+  bool isRowUniform(Value divisor) {
+    auto tt = dyn_cast<KTensor>(divisor.getType());
+    if (!tt || tt.getShape().empty())
+      return true;
+    auto b = divisor.getDefiningOp<kir::BroadcastOp>();
+    if (!b)
+      return false;
+    const int inner = int(ps.extents.size()) - 1;
+    return !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
+  }
+
+  static bool isBlock(Value v) {
+    auto tt = dyn_cast<KTensor>(v.getType());
+    return tt && !tt.getShape().empty();
+  }
 
   std::string fresh(const char *p = "v") { return std::string(p) + std::to_string(counter++); }
 
@@ -170,7 +230,10 @@ std::string Emitter::unaryExpr(StringRef name, const std::string &x, Type t) {
   if (name == "log") return "tl.log(" + x + ")";
   if (name == "log2") return "tl.log2(" + x + ")";
   if (name == "sqrt") return "tl.sqrt_rn(" + x + ")";
-  if (name == "rsqrt") return "(1.0 / tl.sqrt_rn(" + x + "))";
+  if (name == "rsqrt") {
+    numericHelpers.insert("_rsqrt");
+    return "_rsqrt(" + x + ")";
+  }
   if (name == "sin") return "tl.sin(" + x + ")";
   if (name == "cos") return "tl.cos(" + x + ")";
   if (name == "tanh") return "(2.0 * tl.sigmoid(2.0 * " + x + ") - 1.0)";
@@ -249,6 +312,14 @@ std::string Emitter::value(Value v) {
       Type t = op->getResult(0).getType();
       bool narrow = isNarrowFloat(t);
       r = arith(t, unaryExpr(name, up(value(op->getOperand(0)), t), t), narrow);
+    } else if (isa<kir::DivOp>(op) && isa<FloatType>(kir::kirElementType(op->getResult(0).getType())) &&
+               isBlock(op->getOperand(0)) && isRowUniform(op->getOperand(1))) {
+      Type t = op->getResult(0).getType();
+      numericHelpers.insert("_recip_f64");
+      numericHelpers.insert("_div_by_recip");
+      std::string recip = bind("_recip_f64(" + up(value(op->getOperand(1)), t) + ")");
+      r = arith(t, "_div_by_recip(" + up(value(op->getOperand(0)), t) + ", " + recip + ")",
+                isNarrowFloat(t));
     } else if (op->getNumOperands() == 2 && op->getDialect()->getNamespace() == "kir") {
       Type t = op->getResult(0).getType();
       bool narrow = isNarrowFloat(t);
@@ -261,7 +332,7 @@ std::string Emitter::value(Value v) {
     } else if (isa<arith::MulFOp, arith::MulIOp>(op)) {
       r = bind(value(op->getOperand(0)) + " * " + value(op->getOperand(1)));
     } else if (isa<arith::DivFOp>(op)) {
-      r = bind(value(op->getOperand(0)) + " / " + value(op->getOperand(1)));
+      r = bind("tl.div_rn(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
     } else if (isa<arith::MaximumFOp>(op)) {
       r = bind("tl.maximum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) +
                ", propagate_nan=tl.PropagateNan.ALL)");
@@ -401,6 +472,7 @@ std::string Emitter::combineFn(Operation *op) {
   body.line("return " + llvm::join(outs, ", "));
   if (!sub.error.empty())
     error = sub.error;
+  numericHelpers.insert(sub.numericHelpers.begin(), sub.numericHelpers.end());
   src += "(" + llvm::join(params, ", ") + "):\n" + body.take();
   helperFns.push_back(src);
   return fn;
@@ -1137,6 +1209,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "PROGRAM_KEY = \"" << programKey << "\"\n";
   os << "FAMILY = \"" << ps.family << "\"\n\n";
   os << providers::emitArgumentChecks(kernel) << "\n";
+  for (const auto &h : e.numericHelpers)
+    os << numericHelperSources().at(h) << "\n";
   for (const auto &h : e.helperFns)
     os << h << "\n";
   os << "@triton.jit\ndef " << name << "_kernel(" << llvm::join(kparams, ", ");
