@@ -8,7 +8,7 @@ INTENTC="${INTENTC:-$ROOT/build/bin/intentc}"
 ART="$ROOT/.gpu-artifacts"
 rm -rf "$ART"
 mkdir -p "$ART/kir"
-cp "$ROOT"/examples/*.kir "$ART/kir/"
+cp "$ROOT"/examples/*.kir "$ROOT/tests/python/providers/kir/division.kir" "$ART/kir/"
 # Variants: f32 layernorm (the example is f16 in/out).
 sed 's/f16/f32/g; s/@layernorm/@layernorm_f32/' "$ROOT/examples/layernorm.kir" > "$ART/kir/layernorm_f32.kir"
 for f in "$ART"/kir/*.kir; do
@@ -18,5 +18,10 @@ for f in "$ART"/kir/*.kir; do
       echo "prepare: $name not compiled for $target: $(head -1 "$ART/$name.$target.log")"
     fi
   done
+done
+# Probe variants: the sum kernels with many more rows (scripts/gpu/probe.py sums).
+for name in total_sum col_sum row_sum; do
+  "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
+    --tuning-config "$ROOT/scripts/gpu/probe-sum-rows.json" -o "$ART/${name}_probe/triton" >/dev/null
 done
 echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"

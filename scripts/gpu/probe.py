@@ -64,6 +64,30 @@ def row_cases():
     return cases
 
 
+def sums_probe():
+    """Every candidate of the sum kernels compiled with scripts/gpu/probe-sum-rows.json
+    (prepare.sh: <case>_probe), against torch, to choose measured default rows."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    cases = []
+    x = torch.randn(8192, 8192, device=dev)
+    cases.append(("total_sum", "8192x8192", [x, torch.empty((), device=dev)], x.numel() * 4, lambda x=x: x.sum()))
+    cases.append(("col_sum", "8192x8192", [x, torch.empty(8192, device=dev)], x.numel() * 4, lambda x=x: x.sum(0)))
+    for M, N in [(8192, 8192), (65536, 256), (256, 65536)]:
+        xr = torch.randn(M, N, device=dev)
+        cases.append(("row_sum", f"{M}x{N}", [xr, torch.empty(M, device=dev)], xr.numel() * 4, lambda xr=xr: xr.sum(1)))
+    for case, shape, args, byt, torch_fn in cases:
+        m = load(case + "_probe")
+        emit(kind="sums", case=case, shape=shape, variant="torch", TBps=byt / t(torch_fn) / 1e9)
+        ref = torch_fn().double()
+        for c in m.CANDIDATES:
+            run = m.bind(c, *args)
+            run()
+            err = ((args[1].double() - ref).norm() / ref.norm()).item()
+            emit(kind="sums", case=case, shape=shape, variant=json.dumps(c, sort_keys=True),
+                 TBps=byt / t(run) / 1e9, err=err)
+
+
 def mem_probe():
     os.environ["INTENT_RUNTIME"] = "0"
     cases = row_cases()
@@ -199,6 +223,8 @@ if __name__ == "__main__":
         dump_probe()
         sys.exit(0)
     which = sys.argv[2:] or ["mem", "gemm"]
+    if "sums" in which:
+        sums_probe()
     if "mem" in which:
         mem_probe()
     if "gemm" in which:
