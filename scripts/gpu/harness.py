@@ -159,6 +159,45 @@ def mem():
         args = make_args(params, sizes, dev)
         outs_i = [i for i, p in enumerate(params) if p["kind"] == "view" and p["access"] != "in"]
         check(case, args, outs_i, 1e-4)
+    division_checks()
+
+
+def division_checks():
+    """tests/python/providers/kir/division.kir on the GPU: IEEE f32 division bit for bit
+    (the row-uniform path's f64 reciprocal starts from the hardware's approximate
+    division, which the CPU interpreter does not model) and rsqrt on subnormals."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "python", "providers"))
+    from division_operands import normal_operands, operands  # noqa: E402
+    mods = {k: load(os.path.join("division", "triton"), k) for k in
+            ("div_by_row", "div_by_scalar", "div_elementwise", "rsqrt")}
+    x, d = operands()
+    checks = [("div_by_row", lambda y: mods["div_by_row"].launch(x.cuda(), d.cuda(), y), x / d[:, None])]
+    for s in (3.0, 0.1, 1e-40, -0.0, float("inf"), 3.4e38):
+        checks.append((f"div_by_scalar_{s}", lambda y, s=s: mods["div_by_scalar"].launch(x.cuda(), s, y),
+                       x / torch.tensor(s)))
+    for tiny_row in (None, 17):
+        xn, dn = normal_operands(tiny_row=tiny_row)
+        checks.append((f"div_by_row_fast_{tiny_row}", lambda y, xn=xn, dn=dn: mods["div_by_row"].launch(xn.cuda(), dn.cuda(), y),
+                       xn / dn[:, None]))
+    dd = d[:, None].expand_as(x).contiguous()
+    checks.append(("div_elementwise", lambda y: mods["div_elementwise"].launch(x.cuda(), dd.cuda(), y), x / dd))
+    # Many random rows: every divisor class against every dividend class.
+    g = torch.Generator().manual_seed(3)
+    xr = torch.randint(0, 2 ** 32, (4096, 1024), generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+    dr = torch.randint(0, 2 ** 32, (4096,), generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+    checks.append(("div_by_row_random", lambda y: mods["div_by_row"].launch(xr.cuda(), dr.cuda(), y), xr / dr[:, None]))
+    for name, run, want in checks:
+        y = torch.full(want.shape, 7.0, device="cuda")
+        run(y)
+        got = y.cpu()
+        same = (got.view(torch.int32) == want.view(torch.int32)) | (torch.isnan(got) & torch.isnan(want))
+        record(kind="check", case=name, err=float((~same).sum().item()), tol=0.0, ok=bool(same.all()))
+    xs = torch.tensor([[4.0, 1e-40, 1e-45, 1.17549435e-38, 2.0, 1e-30, 3e38, 0.5]])
+    y = torch.empty_like(xs, device="cuda")
+    mods["rsqrt"].launch(xs.cuda(), y)
+    want = 1.0 / torch.sqrt(xs.double())
+    rel = ((y.cpu().double() - want).abs() / want).max().item()
+    record(kind="check", case="rsqrt_subnormal", err=rel, tol=2 ** -21, ok=rel < 2 ** -21)
 
 
 def m_params(case):
