@@ -454,6 +454,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"BK >= 16 (tensor core dot)"}});
     add({"GROUP_M", "traversal_group", "traversal_group", "int", powersOfTwo(1, 64),
          {"grouped tile order for L2 reuse"}, {}});
+    {
+      // Persistent traversal: a program count that fills the target, once or twice over.
+      std::vector<int64_t> workers{1};
+      if (caps.sms > 0)
+        workers.insert(workers.end(), {int64_t(caps.sms), 2 * int64_t(caps.sms)});
+      add({"WORKERS", "traversal_workers", "traversal_workers", "int", workers,
+           {"1: one program per output tile; else min(tiles, WORKERS) persistent programs "
+            "stride over the tiles (grid dim 0)"},
+           {"domain from the target's multiprocessor count"}});
+    }
     add({"SPLIT_K", "reduction_outer", "reduction_outer", "int", powersOfTwo(1, 64),
          {"programs splitting K (grid dim 2); f32 partials, summed in split order by a second "
           "launch that runs the epilogue"},

@@ -937,7 +937,8 @@ std::vector<kir::StoreOp> matmulDescriptorStores(const ProgramStructure &ps, Blo
   return out;
 }
 
-void emitMatmul(Emitter &e, Block &body, bool tma) {
+/// One output tile (plus its batch and K share): the tile index is `tileExpr`.
+void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileExpr) {
   const ProgramStructure &ps = e.ps;
   ContractionInfo ci = *ps.contraction;
   Py &py = e.py;
@@ -964,7 +965,7 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   }();
   Type inElt = kir::kirElementType(ci.lhsLoad.getType());
   std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
-  py.line("pid = tl.program_id(0)");
+  py.line("pid = " + tileExpr);
   py.line("num_pid_m = tl.cdiv(" + M + ", BM)");
   py.line("num_pid_n = tl.cdiv(" + N + ", BN)");
   py.line("group = GROUP_M * num_pid_n");
@@ -1093,6 +1094,29 @@ void emitMatmul(Emitter &e, Block &body, bool tma) {
   } else {
     emitStores(e, body, [](kir::StoreOp) { return true; });
   }
+  py.pop();
+}
+
+/// WORKERS == 1: one program per output tile. Otherwise min(tiles, WORKERS)
+/// persistent programs stride over the tiles (grouped order kept per tile).
+void emitMatmul(Emitter &e, Block &body, bool tma) {
+  const ProgramStructure &ps = e.ps;
+  Py &py = e.py;
+  bool batched = ps.contraction->batch != 0;
+  std::string M = dimExpr(ps.extents[batched ? 1 : 0]), N = dimExpr(ps.extents[batched ? 2 : 1]);
+  auto entry = e.cache; // each branch binds its own names
+  py.line("if WORKERS == 1:");
+  py.push();
+  emitMatmulTile(e, body, tma, "tl.program_id(0)");
+  py.pop();
+  py.line("else:");
+  py.push();
+  e.cache = entry;
+  py.line("num_tiles = tl.cdiv(" + M + ", BM) * tl.cdiv(" + N + ", BN)");
+  py.line("for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):");
+  py.push();
+  emitMatmulTile(e, body, tma, "tile");
+  py.pop();
   py.pop();
 }
 } // namespace
@@ -1299,7 +1323,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   case StructureKind::Matmul: {
     std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
     std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
-    gridExpr = "(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), " +
+    // Persistent candidates launch at most WORKERS programs over the tiles.
+    gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
+               "META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), " +
                std::string(ps.contraction->batch ? "_ext_b" : "1") +
                ", META['SPLIT_K'] if META['PHASE'] == 0 else 1)";
     break;
