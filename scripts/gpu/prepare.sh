@@ -24,4 +24,9 @@ for name in total_sum col_sum row_sum; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/probe-sum-rows.json" -o "$ART/${name}_probe/triton" >/dev/null
 done
+# Persistent-traversal probe: the descriptor rows of contraction_narrow with WORKERS 1, 132, 264.
+for name in gemm_f16 gemm_bf16 gemm_bt; do
+  "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
+    --tuning-config "$ROOT/scripts/gpu/probe-persistent-rows.json" -o "$ART/${name}_persist/triton" >/dev/null
+done
 echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"

@@ -88,6 +88,59 @@ def sums_probe():
                  TBps=byt / t(run) / 1e9, err=err)
 
 
+def persist_probe():
+    """Every candidate of <case>_persist (scripts/gpu/probe-persistent-rows.json: the
+    descriptor rows with WORKERS 1, 132 and 264) next to cuBLAS, to measure persistent rows."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    for case, dt, (M, N, K) in [("gemm_f16", torch.float16, (4096, 4096, 4096)), ("gemm_f16", torch.float16, (8192, 8192, 8192)),
+                                ("gemm_f16", torch.float16, (4000, 4104, 4040)), ("gemm_bf16", torch.bfloat16, (8192, 8192, 8192)),
+                                ("gemm_bt", torch.float16, (4096, 4096, 4096))]:
+        m = load(case + "_persist")
+        a = torch.randn(M, K, device=dev, dtype=dt)
+        b = torch.randn(N, K, device=dev, dtype=dt) if case == "gemm_bt" else torch.randn(K, N, device=dev, dtype=dt)
+        c = torch.empty(M, N, device=dev, dtype=dt)
+        ref = (a.float() @ (b.float().T if case == "gemm_bt" else b.float()))
+        fl = 2 * M * N * K
+        shape = f"{M}x{N}x{K}"
+        cub = (lambda: a @ b.T) if case == "gemm_bt" else (lambda: a @ b)
+        emit(kind="persist", case=case, shape=shape, variant="cublas", TFLOPs=fl / t(cub) / 1e9)
+        for cand in m.CANDIDATES:
+            try:
+                run = m.bind(cand, a, b, c)
+                c.fill_(float("nan"))
+                run()
+                err = ((c.float() - ref).norm() / ref.norm()).item()
+                emit(kind="persist", case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
+                     TFLOPs=fl / t(run) / 1e9, err=err)
+            except Exception as e:  # noqa: BLE001
+                emit(kind="persist", case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
+                     error=repr(e)[:300])
+
+
+def skinny_probe():
+    """The runtime tuner's own trial timings (and failures) for 16x8192x8192, next to
+    do_bench of every candidate."""
+    dev = "cuda"
+    os.environ["INTENT_RETUNE"] = "1"
+    for case, dt in [("gemm_f16", torch.float16), ("gemm_bf16", torch.bfloat16)]:
+        m = load(case)
+        a = torch.randn(16, 8192, device=dev, dtype=dt)
+        b = torch.randn(8192, 8192, device=dev, dtype=dt)
+        c = torch.empty(16, 8192, device=dev, dtype=dt)
+        tk = m._tuned()
+        w = tk.prepare(a, b, c)
+        for tm in tk.last_timings:
+            emit(kind="skinny", case=case, cfg=json.dumps(tm["config"], sort_keys=True), tuner_ms=tm["median_ms"],
+                 status=tm["status"], message=str(tm.get("message"))[:200])
+        for cand in m.CANDIDATES:
+            try:
+                emit(kind="skinny", case=case, cfg=json.dumps(cand, sort_keys=True), bench_ms=t(m.bind(cand, a, b, c)))
+            except Exception as e:  # noqa: BLE001
+                emit(kind="skinny", case=case, cfg=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
+        emit(kind="skinny", case=case, winner=json.dumps(w, sort_keys=True), cublas_ms=t(lambda: a @ b))
+
+
 def mem_probe():
     os.environ["INTENT_RUNTIME"] = "0"
     cases = row_cases()
@@ -225,6 +278,10 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     if "sums" in which:
         sums_probe()
+    if "persist" in which:
+        persist_probe()
+    if "skinny" in which:
+        skinny_probe()
     if "mem" in which:
         mem_probe()
     if "gemm" in which:
