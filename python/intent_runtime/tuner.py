@@ -58,6 +58,15 @@ def _l2_flush(device) -> None:
     buf.zero_()
 
 
+_HOLD_CYCLES = 400_000  # ~200 us at the H200's clock; longer than any launch's host work
+
+
+def _hold_device() -> None:
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        sleep(_HOLD_CYCLES)
+
+
 def cuda_timer(launch, restore, config, reps: Optional[int] = None, warmup_ms: float = 25.0,
                rep_ms: float = 100.0) -> List[float]:
     """CUDA-event timing in the style of triton.testing.do_bench: per-launch
@@ -68,6 +77,11 @@ def cuda_timer(launch, restore, config, reps: Optional[int] = None, warmup_ms: f
     def before():
         restore()
         _l2_flush(device)
+        # Keep the device busy until the launch is enqueued: the start event must
+        # not run while the host is still preparing the launch (host-side tensor
+        # descriptors are encoded at every launch, ~20 us more than pointer
+        # candidates, which made short descriptor kernels lose their trials).
+        _hold_device()
 
     # warm-up (compiles), then estimate the launch time
     before()
