@@ -210,6 +210,29 @@ def division_checks():
     record(kind="check", case="rsqrt_subnormal", err=rel, tol=2 ** -21, ok=rel < 2 ** -21)
 
 
+def f32():
+    """tests/python/providers/kir/gemm_f32.kir on the GPU: f32 GEMMs are IEEE unless the op
+    says `precision tf32`; the TF32 kernel must also show TF32's error (it really rounds)."""
+    dev = "cuda"
+    for name, bt in (("gemm_f32", False), ("gemm_tf32_bt", True)):
+        tri = load(os.path.join("gemm_f32", "triton"), name)
+        ref = load(os.path.join("gemm_f32", "reference"), name)
+        for M, N, K in [(512, 384, 1000), (1000, 1000, 1000), (37, 45, 70)]:
+            a = torch.randn(M, K, device=dev)
+            b = torch.randn(N, K, device=dev) if bt else torch.randn(K, N, device=dev)
+            c = torch.full((M, N), float("nan"), device=dev)
+            want = torch.empty(M, N, device=dev)
+            tri.launch(a, b, c)
+            ref.launch(a, b, want)
+            exact = (a.double() @ (b.double().T if bt else b.double())).float()
+            err = rel_err(c, want)
+            tol = 2e-3 if bt else 1e-5
+            record(kind="check", case=f"{name}_{M}x{N}x{K}", err=err, tol=tol, ok=err <= tol)
+            if bt and K >= 512:  # TF32 keeps 10 mantissa bits: its error must be visible
+                e64 = rel_err(c, exact)
+                record(kind="check", case=f"{name}_{M}x{N}x{K}_is_tf32", err=e64, tol=1e-5, ok=e64 > 1e-5)
+
+
 def m_params(case):
     with open(os.path.join(ART, case, "triton", "artifact.json")) as f:
         return json.load(f)["abi"]["parameters"]
@@ -323,7 +346,7 @@ def splitk():
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
-        {"mem": mem, "gemm": gemm, "splitk": splitk}[WHICH]()
+        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)
