@@ -8,7 +8,7 @@ import pytest
 from test_triton_examples import REPO
 from test_triton_split_k import run_and_compare, split_candidate
 
-CONTRACTIONS = ["gemm_f16", "gemm_bt", "gemm_bias_relu", "batched_gemm"]
+CONTRACTIONS = ["gemm_f16", "gemm_bf16", "gemm_bt", "gemm_bias_relu", "batched_gemm"]
 
 
 def test_workers_are_declared_from_the_target(compile_kir):
