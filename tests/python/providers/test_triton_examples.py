@@ -81,13 +81,17 @@ def test_example_every_candidate_matches_reference(path, compile_kir):
             base = make_inputs(abi, sizes, gen)
             want = clone_args(base)
             rmod.launch(*want)
+            cands = tmod.CANDIDATES
+            if not torch.cuda.is_available():
+                # tensor descriptors need a GPU (the GPU harness runs every declared row)
+                cands = [c for c in cands if not c.get("USE_TENSOR_DESCRIPTOR")]
             # Contraction candidates differ only in tile sizes; three cover the forms on the slow CPU interpreter.
-            cands = tmod.CANDIDATES[:3] if contraction else tmod.CANDIDATES
+            if contraction:
+                cands = cands[:3]
             if sizes["M"] <= 1:
                 cands = cands[:2]  # extent-1 and empty axes: two candidates keep CI time in bounds
+            assert cands, "no candidate can run here"
             for cand in cands:
-                if cand.get("USE_TENSOR_DESCRIPTOR") and not torch.cuda.is_available():
-                    continue  # tensor descriptors need a GPU (the GPU harness covers them)
                 got = clone_args(base)
                 tmod._run_candidate(cand, tuple(got))
                 for p, g, w in zip(abi["parameters"], got, want):
