@@ -117,7 +117,9 @@ cli::Action cli::registerCompile(CLI::App &app) {
                      << " (use --no-cache to compile without the cache)\n";
         return 1;
       }
-      cache::Expected<cache::Cache> opened = cache::Cache::open(*root);
+      cache::OpenOptions openOpts;
+      openOpts.sweepIntervalSeconds = 60; // a warm hit must not read every shard
+      cache::Expected<cache::Cache> opened = cache::Cache::open(*root, openOpts);
       if (!opened) {
         llvm::errs() << "error: cache: cannot open " << *root << ": " << opened.error()
                      << " (use --no-cache to compile without the cache)\n";

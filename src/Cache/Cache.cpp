@@ -323,6 +323,18 @@ struct Ops {
   }
   std::string entryDir(const std::string &key) const { return I.root + "/" + relEntryDir(key); }
   std::string lockPath(const std::string &key) const { return I.root + "/locks/" + key + ".lock"; }
+  /// Removes every `.tmp-<key>-*` of the key's shard (caller holds the key's lock).
+  void removeTempsOf(const std::string &key) {
+    const std::string prefix = ".tmp-" + key + "-";
+    std::error_code ec;
+    std::vector<std::string> found;
+    for (fs::directory_iterator it(shardDir(key), ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().rfind(prefix, 0) == 0)
+        found.push_back(it->path().string());
+    for (const std::string &p : found)
+      removeTree(p);
+  }
+
   std::string tempName(const std::string &key) const {
     return shardDir(key) + "/.tmp-" + key + "-" + std::to_string(::getpid()) + "-" + randomHex(12);
   }
@@ -621,6 +633,24 @@ const std::optional<std::string> &Cache::recoveredCorruptIndex() const {
   return impl_->recoveredCorrupt;
 }
 
+/// True when the open-time sweep should run now; records the sweep in the
+/// stamp's mtime. Concurrent openers may both sweep (harmless).
+static bool sweepIsDue(const std::string &root, int intervalSeconds) {
+  if (intervalSeconds <= 0)
+    return true;
+  const std::string stamp = root + "/locks/last-sweep";
+  struct stat st;
+  if (::stat(stamp.c_str(), &st) == 0 &&
+      int64_t(st.st_mtime) * 1000 > nowMs() - int64_t(intervalSeconds) * 1000)
+    return false;
+  int fd = ::open(stamp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::futimens(fd, nullptr);
+    ::close(fd);
+  }
+  return true;
+}
+
 Expected<Cache> Cache::open(const std::string &rootIn, OpenOptions opts) {
   if (rootIn.empty() || rootIn[0] != '/')
     return makeError("cache root must be an absolute path, got '" + rootIn + "'");
@@ -641,7 +671,7 @@ Expected<Cache> Cache::open(const std::string &rootIn, OpenOptions opts) {
     return db.takeError();
   impl->db = std::move(*db);
   Cache c(std::move(impl));
-  if (opts.sweepOnOpen)
+  if (opts.sweepOnOpen && sweepIsDue(root, opts.sweepIntervalSeconds))
     c.sweepStaleTemps(opts.staleTempMinutes);
   return c;
 }
@@ -726,12 +756,14 @@ Expected<PublishResult> Cache::getOrBuild(const std::string &key, const EntryInf
       return s.takeError();
   }
 
-  // 4. Build into a private temp dir next to the final place.
+  // 4. Build into a private temp dir next to the final place. Any temporary of
+  // this key is an orphan of a dead builder: builders hold the entry lock.
   std::string shard = ops.shardDir(key);
   std::error_code ec;
   fs::create_directories(shard, ec);
   if (ec)
     return makeError("cannot create " + shard + ": " + ec.message());
+  ops.removeTempsOf(key);
   std::string tmp = ops.tempName(key);
   if (::mkdir(tmp.c_str(), 0755) != 0)
     return makeError(sysError("cannot create build directory", tmp));

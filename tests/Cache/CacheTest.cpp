@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -420,6 +421,47 @@ TEST_CASE("cache: clear") {
   CHECK_FALSE(fs::exists(c.entryDir(keyFor("orphan"))));
   CHECK(c.verify()->clean());
   CHECK(c.getOrBuild(keyFor("c1"), {}, simpleBuild("c1"))->kind == PublishResult::Kind::Built);
+}
+
+TEST_CASE("cache: a rate-limited open sweeps at most once per interval") {
+  TempDir t;
+  OpenOptions limited;
+  limited.sweepIntervalSeconds = 60;
+  { REQUIRE(Cache::open(t.path, limited).ok()); } // sweeps, writes the stamp
+  std::string key = keyFor("rate");
+  std::string stale = t.path + "/entries/" + key.substr(0, 2) + "/.tmp-" + key + "-999999999-abc";
+  writeFile(stale + "/kernel.py", "half");
+  { REQUIRE(Cache::open(t.path, limited).ok()); }
+  CHECK(fs::exists(stale)); // within the interval: no shard is read
+  // Age the stamp past the interval: the next open sweeps again.
+  struct timespec old[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, (t.path + "/locks/last-sweep").c_str(), old, 0) == 0);
+  { REQUIRE(Cache::open(t.path, limited).ok()); }
+  CHECK_FALSE(fs::exists(stale));
+  // The default (maintenance commands, the server) sweeps on every open.
+  writeFile(stale + "/kernel.py", "half");
+  { Cache c = openOk(t.path); }
+  CHECK_FALSE(fs::exists(stale));
+}
+
+TEST_CASE("cache: a build removes the orphan temporaries of its own key") {
+  TempDir t;
+  Cache c = openOk(t.path);
+  std::string key = keyFor("orphan-temp");
+  // Fresh and owned by a live pid (ours): the open sweep keeps it, but no builder
+  // holds the key's lock, so it is an orphan.
+  std::string orphan = t.path + "/entries/" + key.substr(0, 2) + "/.tmp-" + key + "-" +
+                       std::to_string(::getpid()) + "-old";
+  writeFile(orphan + "/kernel.py", "half");
+  std::string other = t.path + "/entries/" + key.substr(0, 2) + "/.tmp-" +
+                      std::string(64, key[0] == 'f' ? 'e' : 'f') + "-" + std::to_string(::getpid()) + "-x";
+  writeFile(other + "/kernel.py", "half");
+  auto pr = c.getOrBuild(key, {"k", "triton", "sm_90"}, simpleBuild("fresh"));
+  REQUIRE_MESSAGE(pr.ok(), pr.error());
+  CHECK(pr->kind == PublishResult::Kind::Built);
+  CHECK_FALSE(fs::exists(orphan));
+  CHECK(fs::exists(other)); // another key's temporary is not this build's business
+  CHECK(readFile(pr->entry.path("kernel.py")) == "source:fresh");
 }
 
 TEST_CASE("cache: stale temporaries of dead processes are swept on open") {

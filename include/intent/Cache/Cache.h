@@ -150,6 +150,11 @@ struct OpenOptions {
   /// is dead or that are older than this many minutes.
   int staleTempMinutes = 30;
   bool sweepOnOpen = true;
+  /// With > 0, the open-time sweep runs at most once per this many seconds per
+  /// cache (stamp: locks/last-sweep): it reads every shard, which a warm hit
+  /// of a short-lived compile cannot afford in a large cache. A build still
+  /// removes the orphan temporaries of its own key.
+  int sweepIntervalSeconds = 0;
 };
 
 class Cache {
