@@ -211,3 +211,38 @@ def test_two_processes_same_winner(tmp_path):
     assert res[0] == res[1]
     recs = JsonFileStore(path)._read()["records"]
     assert len(recs) == 1 and next(iter(recs.values()))["winner"]["id"] == res[0]
+
+
+def test_cuda_timer_holds_the_device_before_every_timed_launch(monkeypatch):
+    """The start event must be enqueued behind a flush *and* a device hold, so the host work
+    of a launch (descriptor encoding, argument handling) is never inside the timed pair.
+    CUDA is faked: the test checks the order of the enqueued work, which needs no GPU."""
+    import intent_runtime.tuner as tuner
+
+    log = []
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            self.t = None
+
+        def record(self):
+            log.append("record")
+
+        def elapsed_time(self, other):
+            return 0.01
+
+    monkeypatch.setattr(tuner.torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(tuner.torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(tuner.torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(tuner, "_l2_flush", lambda device: log.append("flush"))
+    monkeypatch.setattr(tuner, "_hold_device", lambda: log.append("hold"))
+    samples = tuner.cuda_timer(lambda: log.append("launch"), lambda: log.append("restore"), {}, reps=5)
+    assert len(samples) == 5
+    # Every launch is preceded by restore, flush and hold (in that order), and every
+    # timed launch sits between two records right after the hold.
+    for i, entry in enumerate(log):
+        if entry == "launch":
+            before = [e for e in log[:i] if e != "record"][-3:]
+            assert before == ["restore", "flush", "hold"], log[max(0, i - 6):i + 1]
+    timed = [i for i, e in enumerate(log) if e == "launch" and log[i - 1] == "record"]
+    assert len(timed) >= 5 and all(log[i - 2] == "hold" for i in timed)
