@@ -135,8 +135,7 @@ public:
   /// scalar, or a broadcast of a value without that axis): its reciprocal is
   /// computed once per row, not per element.
   bool isRowUniform(Value divisor) {
-    auto tt = dyn_cast<KTensor>(divisor.getType());
-    if (!tt || tt.getShape().empty())
+    if (!isBlock(divisor))
       return true;
     auto b = divisor.getDefiningOp<kir::BroadcastOp>();
     if (!b)
@@ -922,6 +921,12 @@ void emitSplitReduction(Emitter &e, Block &body) {
 }
 
 // --- contraction ------------------------------------------------------------------
+/// The M and N extents of a matmul (canonical axes: [batch,] m, n, k).
+std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
+  const int m = ps.contraction->batch ? 1 : 0;
+  return {dimExpr(ps.extents[m]), dimExpr(ps.extents[m + 1])};
+}
+
 /// Stores of a matmul epilogue that a tensor descriptor can take: rank-2 views
 /// indexed exactly (m, n), so the unit-stride dim is n. Unbatched programs only.
 std::vector<kir::StoreOp> matmulDescriptorStores(const ProgramStructure &ps, Block &body) {
@@ -954,7 +959,7 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
     return std::string("0");
   };
   int mAx = batched ? 1 : 0, nAx = batched ? 2 : 1, kAx = rank;
-  std::string M = dimExpr(ps.extents[mAx]), N = dimExpr(ps.extents[nAx]);
+  auto [M, N] = matmulMN(ps);
   auto kDim = [&]() {
     auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
     const auto &ax = ps.axes.lookup(ci.lhsLoad.getView());
@@ -1106,10 +1111,8 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
 /// WORKERS == 1: one program per output tile. Otherwise min(tiles, WORKERS)
 /// persistent programs stride over the tiles (grouped order kept per tile).
 void emitMatmul(Emitter &e, Block &body, bool tma) {
-  const ProgramStructure &ps = e.ps;
   Py &py = e.py;
-  bool batched = ps.contraction->batch != 0;
-  std::string M = dimExpr(ps.extents[batched ? 1 : 0]), N = dimExpr(ps.extents[batched ? 2 : 1]);
+  auto [M, N] = matmulMN(e.ps);
   auto entry = e.cache; // each branch binds its own names
   py.line("if WORKERS == 1:");
   py.push();
@@ -1328,8 +1331,6 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     break;
   }
   case StructureKind::Matmul: {
-    std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
-    std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
     // Persistent candidates launch at most WORKERS programs over the tiles.
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
                "META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), " +
@@ -1388,8 +1389,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (cover)
     os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
   if (ps.kind == StructureKind::Matmul) {
-    std::string M = dimExpr(ps.extents[ps.contraction->batch ? 1 : 0]);
-    std::string N = dimExpr(ps.extents[ps.contraction->batch ? 2 : 1]);
+    auto [M, N] = matmulMN(ps);
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
     if (ps.contraction->batch)
       os << "    _ext_b = " << dimExpr(ps.extents[0]) << "\n";
