@@ -47,11 +47,10 @@ _L2_FLUSH = {}
 
 
 def _l2_flush(device) -> None:
-    """Evicts the L2 cache like triton.testing.do_bench (writes a 256 MiB buffer).
-    Besides matching its cold-cache scope, the write keeps the device busy while
-    the host enqueues the next trial, so short kernels are not timed by their
-    Python launch overhead (back-to-back launches of a ~20 us kernel measured the
-    host, and picked a 1.5x slower winner)."""
+    """Evicts the L2 cache like triton.testing.do_bench (writes a 256 MiB buffer),
+    so every trial starts cold, as do_bench measures. Keeping the device busy while
+    the host enqueues the trial is `_hold_device`'s job: the flush alone was too
+    short for descriptor launches."""
     buf = _L2_FLUSH.get(device)
     if buf is None:
         buf = _L2_FLUSH[device] = torch.empty(64 * 1024 * 1024, dtype=torch.int32, device=device)
