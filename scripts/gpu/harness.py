@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk     (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,

@@ -4,7 +4,11 @@ without CUDA graphs (graphs remove the host launch cost from the measurement), a
 GEMM access-form variants (device-side vs host-side tensor descriptors, pointer vs
 descriptor store) at fixed configurations next to the hand-written TMA kernel.
 
-  python3 scripts/gpu/probe.py ART          (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/probe.py ART [MODE ...]   (ART = .gpu-artifacts from prepare.sh)
+
+Modes: mem and gemm (the default pair), sums (every row of the sum kernels compiled with
+probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers), skinny
+(the runtime tuner's own trial timings at 16x8192x8192), dump, maxnreg.
 """
 import importlib.util
 import json
