@@ -474,6 +474,11 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   if (ps.kind == StructureKind::Matmul) {
     add({"NUM_STAGES", "stages", "NUM_STAGES", "int", {1, 2, 3, 4, 5, 6, 7, 8},
          {"software pipeline depth of the K loop"}, {}});
+    // Triton's num_ctas: one program spans a cluster of CTAs that share its tile.
+    add({"NUM_CTAS", "ctas", "NUM_CTAS", "int",
+         caps.clusters ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1},
+         {"launch: num_ctas (CTAs per program, one thread block cluster)"},
+         {"> 1 only on targets with thread block clusters (sm_90+)"}});
     if (caps.tma)
       add({"USE_TENSOR_DESCRIPTOR", "access_form", "USE_TENSOR_DESCRIPTOR", "bool", {0, 1},
            {"operand loads: tensor descriptor (TMA) or pointer"},

@@ -1219,7 +1219,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool cover = ps.kind == StructureKind::RowReduction;
   std::vector<std::string> constexprs;
   for (const auto &p : ps.parameters)
-    if (!p.column.empty() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES")
+    if (!p.column.empty() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES" && p.symbol != "NUM_CTAS")
       constexprs.push_back(p.symbol);
   if (ps.kind == StructureKind::Matmul) {
     constexprs.push_back("NUM_STAGES");
@@ -1265,7 +1265,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   os << "]\n\n";
   os << "def _meta(cand):\n"
-        "    return {k: v for k, v in cand.items() if k not in (\"NUM_WARPS\", \"NUM_STAGES\")"
+        "    return {k: v for k, v in cand.items() if k not in (\"NUM_WARPS\", \"NUM_STAGES\", \"NUM_CTAS\")"
      << (ps.kind == StructureKind::Matmul ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
   if (hostDesc) {
     ContractionInfo ci = *ps.contraction;
@@ -1313,7 +1313,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
        << outBlocks << "\n";
   }
   os << "def _config(cand):\n"
-        "    return triton.Config(_meta(cand), num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)"
+        "    return triton.Config(_meta(cand), num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1),\n"
+        "                         num_ctas=cand.get(\"NUM_CTAS\", 1)"
      << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
   std::string gridExpr;
   switch (ps.kind) {
@@ -1433,7 +1434,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "    k = cand.get(\"SPLIT_K\", 1)\n"
           "    return torch.empty((k,) + wshape[0], device=wshape[1], dtype=torch.float32) if k > 1 else None\n\n"
           "def _launch(grid, args, meta, cand, wshape, ws=None):\n"
-          "    opts = dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n"
+          "    opts = dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n"
           "    if cand.get(\"SPLIT_K\", 1) == 1:\n"
           "        " << jitName << "[grid(meta)](*args, **meta, **opts)\n"
           "        return\n"
