@@ -231,6 +231,25 @@ def f32():
             if bt and K >= 512:  # TF32 keeps 10 mantissa bits: its error must be visible
                 e64 = rel_err(c, exact)
                 record(kind="check", case=f"{name}_{M}x{N}x{K}_is_tf32", err=e64, tol=1e-5, ok=e64 > 1e-5)
+    # Every f32 row (the `contraction` family) timed against cuBLAS in the same precision.
+    M = N = K = 4096
+    for name, bt in (("gemm_f32", False), ("gemm_tf32_bt", True)):
+        tri = load(os.path.join("gemm_f32", "triton"), name)
+        a = torch.randn(M, K, device=dev)
+        b = torch.randn(N, K, device=dev) if bt else torch.randn(K, N, device=dev)
+        c = torch.empty(M, N, device=dev)
+        torch.backends.cuda.matmul.allow_tf32 = bt
+        cub = bench(lambda: a @ b.T) if bt else bench(lambda: a @ b)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        fl = 2 * M * N * K
+        record(kind="f32bench", case=name, shape=f"{M}x{N}x{K}", variant="cublas", TFLOPs=fl / cub / 1e9)
+        for cand in tri.CANDIDATES:
+            try:
+                ms = bench(tri.bind(cand, a, b, c))
+                record(kind="f32bench", case=name, shape=f"{M}x{N}x{K}", variant=json.dumps(cand, sort_keys=True),
+                       TFLOPs=fl / ms / 1e9, vs_cublas=cub / ms)
+            except Exception as e:  # noqa: BLE001
+                record(kind="f32bench", case=name, variant=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
 
 
 def m_params(case):

@@ -30,4 +30,9 @@ for name in gemm_f16 gemm_bf16 gemm_bt; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/probe-persistent-rows.json" -o "$ART/${name}_persist/triton" >/dev/null
 done
+# Cluster probe: the same descriptor rows with NUM_CTAS 1 and 2.
+for name in gemm_f16 gemm_bf16 gemm_bt; do
+  "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
+    --tuning-config "$ROOT/scripts/gpu/probe-cluster-rows.json" -o "$ART/${name}_ctas/triton" >/dev/null
+done
 echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"

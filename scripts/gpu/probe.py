@@ -7,8 +7,10 @@ descriptor store) at fixed configurations next to the hand-written TMA kernel.
   python3 scripts/gpu/probe.py ART [MODE ...]   (ART = .gpu-artifacts from prepare.sh)
 
 Modes: mem and gemm (the default pair), sums (every row of the sum kernels compiled with
-probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers), skinny
-(the runtime tuner's own trial timings at 16x8192x8192), dump, maxnreg.
+probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers), ctas
+(descriptor GEMM rows with NUM_CTAS 1 and 2), skinny (the runtime tuner's own trial timings
+at 16x8192x8192), softdiv (softmax division variants), ceiling (64 MiB row sums against a
+pure streaming read, dirty and clean L2 flush), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -92,15 +94,15 @@ def sums_probe():
                  TBps=byt / t(run) / 1e9, err=err)
 
 
-def persist_probe():
-    """Every candidate of <case>_persist (scripts/gpu/probe-persistent-rows.json: the
-    descriptor rows with WORKERS 1, 132 and 264) next to cuBLAS, to measure persistent rows."""
+def persist_probe(suffix="_persist", kind="persist"):
+    """Every candidate of <case><suffix> next to cuBLAS: _persist (scripts/gpu/probe-persistent-rows.json:
+    the descriptor rows with WORKERS 1, 132 and 264) or _ctas (probe-cluster-rows.json: NUM_CTAS 1 and 2)."""
     os.environ["INTENT_RUNTIME"] = "0"
     dev = "cuda"
     for case, dt, (M, N, K) in [("gemm_f16", torch.float16, (4096, 4096, 4096)), ("gemm_f16", torch.float16, (8192, 8192, 8192)),
                                 ("gemm_f16", torch.float16, (4000, 4104, 4040)), ("gemm_bf16", torch.bfloat16, (8192, 8192, 8192)),
                                 ("gemm_bt", torch.float16, (4096, 4096, 4096))]:
-        m = load(case + "_persist")
+        m = load(case + suffix)
         a = torch.randn(M, K, device=dev, dtype=dt)
         b = torch.randn(N, K, device=dev, dtype=dt) if case == "gemm_bt" else torch.randn(K, N, device=dev, dtype=dt)
         c = torch.empty(M, N, device=dev, dtype=dt)
@@ -108,17 +110,17 @@ def persist_probe():
         fl = 2 * M * N * K
         shape = f"{M}x{N}x{K}"
         cub = (lambda: a @ b.T) if case == "gemm_bt" else (lambda: a @ b)
-        emit(kind="persist", case=case, shape=shape, variant="cublas", TFLOPs=fl / t(cub) / 1e9)
+        emit(kind=kind, case=case, shape=shape, variant="cublas", TFLOPs=fl / t(cub) / 1e9)
         for cand in m.CANDIDATES:
             try:
                 run = m.bind(cand, a, b, c)
                 c.fill_(float("nan"))
                 run()
                 err = ((c.float() - ref).norm() / ref.norm()).item()
-                emit(kind="persist", case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
+                emit(kind=kind, case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
                      TFLOPs=fl / t(run) / 1e9, err=err)
             except Exception as e:  # noqa: BLE001
-                emit(kind="persist", case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
+                emit(kind=kind, case=case, shape=shape, variant=json.dumps(cand, sort_keys=True),
                      error=repr(e)[:300])
 
 
@@ -143,6 +145,119 @@ def skinny_probe():
             except Exception as e:  # noqa: BLE001
                 emit(kind="skinny", case=case, cfg=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
         emit(kind="skinny", case=case, winner=json.dumps(w, sort_keys=True), cublas_ms=t(lambda: a @ b))
+
+
+def variant_module(case, tag, edit):
+    """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
+    src = edit(open(os.path.join(ART, case, "triton", "kernel.py")).read())
+    path = os.path.join(OUT, f"{case}_{tag}.py")
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(f"v_{case}_{tag}", path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+_MARKSTEIN = """
+@triton.jit
+def _div_mk(a, b, r):
+    # probe only: one Markstein correction from y = RN32(1/b); no range fallback
+    y = r.to(tl.float32)
+    q = a * y
+    e = tl.fma(-q, b, a)
+    return tl.fma(e, y, q)
+
+"""
+
+
+def softdiv_probe():
+    """Softmax with the exact row-uniform division (as generated), with Triton's approximate
+    `/`, and with an f32 Markstein correction, at 16 and 32 warps: how much of the long-row
+    gap to the hand-written kernel (approximate division) is the division."""
+    import re
+    os.environ["INTENT_RUNTIME"] = "0"
+
+    def recips(src):
+        return dict((r, b) for r, b in re.findall(r"(\w+) = _recip_f64\((\w+)\)", src))
+
+    def approx(src):
+        rb = recips(src)
+        return re.sub(r"(?<!def )_div_by_recip\((\w+), (\w+)\)", lambda mt: f"({mt[1]} / {rb[mt[2]]})", src)
+
+    def markstein(src):
+        rb = recips(src)
+        src = src.replace("@triton.jit\ndef _recip_f64", _MARKSTEIN + "@triton.jit\ndef _recip_f64", 1)
+        return re.sub(r"(?<!def )_div_by_recip\((\w+), (\w+)\)", lambda mt: f"_div_mk({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
+
+    mods = {"exact": load("softmax"), "approx": variant_module("softmax", "approx", approx),
+            "markstein": variant_module("softmax", "markstein", markstein)}
+    for M, N in [(1024, 32768), (4096, 16384), (8192, 4096)]:
+        x = torch.randn(M, N, device="cuda")
+        y = torch.empty_like(x)
+        byt = 2 * M * N * 4
+        ref = torch.softmax(x.double(), 1)
+        emit(kind="softdiv", shape=f"{M}x{N}", variant="handwritten", TBps=byt / t(lambda: hw.tri_softmax(x)) / 1e9)
+        for tag, m in mods.items():
+            for w in (16, 32):
+                cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
+                run = m.bind(cand, x, y)
+                y.fill_(float("nan"))
+                run()
+                exact_bits = None
+                if tag != "exact":
+                    z = torch.empty_like(x)
+                    mods["exact"].bind(cand, x, z)()
+                    exact_bits = int((z.view(torch.int32) != y.view(torch.int32)).sum().item())
+                emit(kind="softdiv", shape=f"{M}x{N}", variant=tag, warps=w, TBps=byt / t(run) / 1e9,
+                     err=((y.double() - ref).norm() / ref.norm()).item(), bits_differing_from_exact=exact_bits)
+
+
+@triton.jit
+def _read_sink(x, out, n, BLOCK: tl.constexpr):
+    # A pure streaming read: each program sums BLOCK contiguous f32 values.
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs, mask=offs < n, other=0.0)
+    tl.store(out + tl.program_id(0), tl.sum(v, 0))
+
+
+def _bench_clean(fn, reps=200):
+    """do_bench's protocol, except the L2 flush reads a 256 MiB buffer (clean lines) instead of
+    writing it (dirty lines that the timed kernel must write back to DRAM)."""
+    buf = torch.ones(64 * 1024 * 1024, device="cuda")
+    fn()
+    st = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    en = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        buf.sum()
+        st[i].record()
+        fn()
+        en[i].record()
+    torch.cuda.synchronize()
+    ts = sorted(a.elapsed_time(b) for a, b in zip(st, en))
+    return ts[len(ts) // 2]
+
+
+def ceiling_probe():
+    """Row sums of 64 MiB (65536x256, 256x65536) against the best any kernel can do under the
+    benchmark's timing: a pure streaming read of the same bytes, with do_bench (whose L2 flush
+    leaves 50 MiB of dirty lines) and with a clean flush."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    m = load("row_sum")
+    for M, N in [(65536, 256), (256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        out = torch.empty(M, device="cuda")
+        byt = x.numel() * 4
+        shape = f"{M}x{N}"
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for blk, w in [(4096, 8), (8192, 16), (16384, 16)]:
+            part = torch.empty(triton.cdiv(x.numel(), blk), device="cuda")
+            fns[f"read_sink/{blk}/w{w}"] = (lambda x=x, part=part, blk=blk, w=w:
+                                            _read_sink[(part.numel(),)](x, part, x.numel(), BLOCK=blk, num_warps=w))
+        for c in m.CANDIDATES:
+            fns["rowsum " + json.dumps(c, sort_keys=True)] = m.bind(c, x, out)
+        for name, fn in fns.items():
+            emit(kind="ceiling", shape=shape, variant=name, TBps=byt / t(fn) / 1e9, clean_TBps=byt / _bench_clean(fn) / 1e9)
 
 
 def mem_probe():
@@ -284,6 +399,12 @@ if __name__ == "__main__":
         sums_probe()
     if "persist" in which:
         persist_probe()
+    if "ctas" in which:
+        persist_probe("_ctas", "ctas")
+    if "softdiv" in which:
+        softdiv_probe()
+    if "ceiling" in which:
+        ceiling_probe()
     if "skinny" in which:
         skinny_probe()
     if "mem" in which:
