@@ -202,6 +202,17 @@ def division_checks():
         got = y.cpu()
         same = (got.view(torch.int32) == want.view(torch.int32)) | (torch.isnan(got) & torch.isnan(want))
         record(kind="check", case=name, err=float((~same).sum().item()), tol=0.0, ok=bool(same.all()))
+    # f64 division is IEEE f64 (plain `/`), row-uniform or not.
+    x64 = torch.randn(512, 300, dtype=torch.float64) * torch.exp2(torch.randint(-300, 300, (512, 300)).double())
+    d64 = torch.rand(512, dtype=torch.float64) * torch.exp2(torch.randint(-300, 300, (512,)).double())
+    for k in ("div_by_row_f64", "div_elementwise_f64"):
+        m = load(os.path.join("division", "triton"), k)
+        dk = d64 if k == "div_by_row_f64" else d64[:, None].expand_as(x64).contiguous()
+        y = torch.full(x64.shape, 7.0, device="cuda", dtype=torch.float64)
+        m.launch(x64.cuda(), dk.cuda(), y)
+        want = x64 / d64[:, None]
+        same = (y.cpu().view(torch.int64) == want.view(torch.int64)) | (torch.isnan(y.cpu()) & torch.isnan(want))
+        record(kind="check", case=k, err=float((~same).sum().item()), tol=0.0, ok=bool(same.all()))
     xs = torch.tensor([[4.0, 1e-40, 1e-45, 1.17549435e-38, 2.0, 1e-30, 3e38, 0.5]])
     y = torch.empty_like(xs, device="cuda")
     mods["rsqrt"].launch(xs.cuda(), y)

@@ -250,7 +250,8 @@ std::string Emitter::binaryExpr(StringRef name, const std::string &a, const std:
   if (name == "add") return a + " + " + b;
   if (name == "sub") return a + " - " + b;
   if (name == "mul") return a + " * " + b;
-  if (name == "div") return isFloat ? "tl.div_rn(" + a + ", " + b + ")" : a + " // " + b;
+  if (name == "div") // tl.div_rn is f32-only; f64 `/` is already IEEE (div.rn.f64)
+    return !isFloat ? a + " // " + b : e.isF64() ? a + " / " + b : "tl.div_rn(" + a + ", " + b + ")";
   if (name == "rem") return isFloat ? "libdevice_fmod(" + a + ", " + b + ")" : a + " % " + b;
   if (name == "pow") return "tl.exp2(tl.log2(" + a + ") * " + b + ")";
   if (name == "max")
@@ -312,7 +313,9 @@ std::string Emitter::value(Value v) {
       bool narrow = isNarrowFloat(t);
       r = arith(t, unaryExpr(name, up(value(op->getOperand(0)), t), t), narrow);
     } else if (isa<kir::DivOp>(op) && isa<FloatType>(kir::kirElementType(op->getResult(0).getType())) &&
-               isBlock(op->getOperand(0)) && isRowUniform(op->getOperand(1))) {
+               !kir::kirElementType(op->getResult(0).getType()).isF64() && isBlock(op->getOperand(0)) &&
+               isRowUniform(op->getOperand(1))) {
+      // (f64 keeps plain IEEE division: the reciprocal trick is an f32 argument.)
       Type t = op->getResult(0).getType();
       numericHelpers.insert("_recip_f64");
       numericHelpers.insert("_div_by_recip");
@@ -331,7 +334,9 @@ std::string Emitter::value(Value v) {
     } else if (isa<arith::MulFOp, arith::MulIOp>(op)) {
       r = bind(value(op->getOperand(0)) + " * " + value(op->getOperand(1)));
     } else if (isa<arith::DivFOp>(op)) {
-      r = bind("tl.div_rn(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
+      r = bind(op->getResult(0).getType().isF64()
+                   ? value(op->getOperand(0)) + " / " + value(op->getOperand(1))
+                   : "tl.div_rn(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
     } else if (isa<arith::MaximumFOp>(op)) {
       r = bind("tl.maximum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) +
                ", propagate_nan=tl.PropagateNan.ALL)");

@@ -21,8 +21,8 @@ def operands(seed=5, rows=None):
 
 
 def normal_operands(seed=6, rows=300, cols=700, tiny_row=None):
-    """Operands in the fast form's range (|x| in [2^-80, 2^80], d in [2^-40, 2^40]); with
-    `tiny_row`, one row holds a subnormal dividend, which sends its block to the f64 form."""
+    """Random normal operands (|x| in about [2^-80, 2^80], d in [2^-30, 2^30]), signed zeros in
+    two columns, and with `tiny_row` one subnormal dividend: the quotients real kernels see."""
     g = np.random.default_rng(seed)
     x = (g.standard_normal((rows, cols)) * np.exp2(g.integers(-60, 60, (rows, cols)))).astype(np.float32)
     d = (g.uniform(1, 2, rows) * np.exp2(g.integers(-30, 30, rows))).astype(np.float32)

@@ -71,6 +71,21 @@ def test_divide_elementwise_is_ieee_bit_exact(mods):
     same_bits(y, x / dd)
 
 
+@pytest.mark.parametrize("kernel", ["div_by_row_f64", "div_elementwise_f64"])
+def test_f64_division_is_ieee_f64(mods, kernel):
+    # The row reciprocal is an f32 argument and tl.div_rn is f32-only: f64 divides with `/`.
+    g = np.random.default_rng(3)
+    x = torch.from_numpy(g.standard_normal((5, 77)) * np.exp2(g.integers(-300, 300, (5, 77))))
+    d = torch.from_numpy(g.uniform(0.5, 2, 5) * np.exp2(g.integers(-300, 300, 5)))
+    x[:, 0] = 0.0
+    x[:, 1] = 1e-310
+    dd = d if kernel == "div_by_row_f64" else d[:, None].expand_as(x).contiguous()
+    y = torch.full_like(x, 7.0)
+    mods[kernel].launch(x, dd, y)
+    want = x / d[:, None]
+    assert torch.equal(y.view(torch.int64), want.view(torch.int64)), (y - want).abs().max()
+
+
 def test_rsqrt_keeps_subnormal_inputs(mods):
     import inspect
     # rsqrt.approx (through _rsqrt's subnormal scaling), not 1.0 / sqrt_rn: its
