@@ -1510,7 +1510,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    return _rt is not None and os.environ.get(\"INTENT_RUNTIME\", \"1\") != \"0\"\n\n";
   os << "def launch(" << params << "):\n";
   os << "    \"\"\"Runs the kernel on the caller's tensors (outputs included), tuning on first use.\"\"\"\n";
-  os << "    if _use_runtime():\n        _tuned()(" << params << ")\n        return\n";
+  // Argument errors surface as themselves, not as "every tuning candidate failed".
+  os << "    if _use_runtime():\n        _check_args(" << params << ")\n        _tuned()(" << params
+     << ")\n        return\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
@@ -1541,7 +1543,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    KERNEL[grid](*args, **extra)\n\n";
   os << "def prepare(" << params << "):\n"
         "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
-        "    if _use_runtime():\n        return _tuned().prepare(" << params << ")\n"
+        "    if _use_runtime():\n        _check_args(" << params << ")\n        return _tuned().prepare(" << params << ")\n"
         "    return None\n";
   source = os.str();
   return true;

@@ -84,3 +84,16 @@ def test_new_candidate_row_is_the_only_one_timed(compile_kir, tmp_path, winners_
     second.launch(x, y, z2)
     assert second._tuned().stats["timed"] == 1, "only the added candidate is measured"
     assert torch.equal(z, x + y) and torch.equal(z2, x + y)
+
+
+def test_argument_errors_are_raised_before_tuning(compile_kir, winners_file):
+    """A wrong dtype or shape is the caller's error: launch/prepare raise it as such
+    (TypeError/ValueError from the checks), not as "every tuning candidate failed"."""
+    mod = compile_kir(ADD, target="triton")["add"]
+    x = torch.zeros(8, dtype=torch.float64)
+    y = torch.zeros(8)
+    with pytest.raises(TypeError, match="expected dtype torch.float32, got torch.float64"):
+        mod.launch(x, y, torch.zeros(8))
+    with pytest.raises(TypeError, match="expected dtype torch.float32, got torch.float64"):
+        mod.prepare(x, y, torch.zeros(8))
+    assert not winners_file.exists()
