@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -263,6 +263,43 @@ def f32():
                 record(kind="f32bench", case=name, variant=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
 
 
+def f8():
+    """tests/python/providers/kir/gemm_f8.kir on the GPU: e4m3 operands, f32 accumulation, f16
+    result, B as [K, N] and as [N, K]. Correct against the reference provider; every row timed
+    at 4096^3 against cuBLAS fp8 (torch._scaled_mm, unit scales) and cuBLAS f16 on the same values."""
+    dev = "cuda"
+    for name, bt in (("gemm_f8", False), ("gemm_f8_bt", True)):
+        tri = load(os.path.join("gemm_f8", "triton"), name)
+        ref = load(os.path.join("gemm_f8", "reference"), name)
+        for M, N, K in [(512, 384, 1000), (37, 45, 70), (4096, 4096, 4096)]:
+            a = (torch.randn(M, K, device=dev) * 4).to(torch.float8_e4m3fn)
+            b = torch.randn(*((N, K) if bt else (K, N)), device=dev).to(torch.float8_e4m3fn)
+            c = torch.full((M, N), float("nan"), device=dev, dtype=torch.float16)
+            want = torch.empty(M, N, device=dev, dtype=torch.float16)
+            tri.launch(a, b, c)
+            ref.launch(a, b, want)
+            err = rel_err(c, want)
+            record(kind="check", case=f"{name}_{M}x{N}x{K}", err=err, tol=2e-3, ok=err <= 2e-3)
+        fl = 2 * M * N * K
+        bkn = b.t() if bt else b  # [K, N] view
+        a16, b16 = a.half(), bkn.half()
+        record(kind="f8bench", case=name, shape=f"{M}x{N}x{K}", variant="cublas_f16",
+               TFLOPs=fl / bench(lambda: a16 @ b16) / 1e9)
+        try:
+            one = torch.ones((), device=dev)
+            bcol = bkn.t().contiguous().t()  # cuBLAS fp8 wants B column-major
+            record(kind="f8bench", case=name, shape=f"{M}x{N}x{K}", variant="cublas_fp8_scaled_mm",
+                   TFLOPs=fl / bench(lambda: torch._scaled_mm(a, bcol, one, one, out_dtype=torch.float16)) / 1e9)
+        except Exception as e:  # noqa: BLE001
+            record(kind="f8bench", case=name, variant="cublas_fp8_scaled_mm", error=repr(e)[:200])
+        for cand in tri.CANDIDATES:
+            try:
+                record(kind="f8bench", case=name, shape=f"{M}x{N}x{K}", variant=json.dumps(cand, sort_keys=True),
+                       TFLOPs=fl / bench(tri.bind(cand, a, b, c)) / 1e9)
+            except Exception as e:  # noqa: BLE001
+                record(kind="f8bench", case=name, variant=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
+
+
 def m_params(case):
     with open(os.path.join(ART, case, "triton", "artifact.json")) as f:
         return json.load(f)["abi"]["parameters"]
@@ -376,7 +413,7 @@ def splitk():
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
-        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32}[WHICH]()
+        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)
