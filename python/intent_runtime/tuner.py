@@ -113,6 +113,20 @@ def cuda_timer(launch, restore, config, reps: Optional[int] = None, warmup_ms: f
     return [a.elapsed_time(b) for a, b in zip(starts, ends)]
 
 
+# Finalists: candidates whose first-pass median is within REFINE_WITHIN of the best are timed
+# again, interleaved, so that clock and thermal drift over a long tuning pass does not decide
+# between near-equal candidates (the first pass times each candidate once, in table order).
+REFINE_WITHIN = 1.05
+REFINE_MAX = 4
+REFINE_ROUNDS = 4  # forward, reversed, forward, reversed: linear drift cancels
+
+
+def refine_rounds(n: int) -> List[List[int]]:
+    """Timing order of n finalists over REFINE_ROUNDS rounds (mirrored every other round)."""
+    fwd = list(range(n))
+    return [fwd if r % 2 == 0 else fwd[::-1] for r in range(REFINE_ROUNDS)]
+
+
 def default_timer(args: Sequence[Any]) -> Timer:
     dev = args_device(args)
     if dev is not None and dev.type == "cuda" and not interpreter_mode():
@@ -134,6 +148,7 @@ class TunedKernel:
     access       per-argument access mode: "in" | "out" | "inout" | "scalar"
     store        winner store; None -> resolve_store() from the environment
     timer        timer(launch, restore, config) -> [ms...]; None -> CUDA events / perf_counter
+    refine       re-time the finalists interleaved (default: with CUDA-event timing only)
     retune       measure again and replace stored winners (also INTENT_RETUNE=1)
     specialize   scalar argument indices keyed by value (see keys.runtime_key_parts)
     """
@@ -141,7 +156,8 @@ class TunedKernel:
     def __init__(self, name: str, artifact_key: str, candidates: Sequence[dict],
                  run: Callable[[dict, list], None], access: Sequence[str],
                  store: Optional[Store] = None, timer: Optional[Timer] = None,
-                 retune: Optional[bool] = None, specialize: Optional[Iterable[int]] = None):
+                 retune: Optional[bool] = None, specialize: Optional[Iterable[int]] = None,
+                 refine: Optional[bool] = None):
         if not candidates:
             raise ValueError(f"{name}: no candidates")
         self.name = name
@@ -157,8 +173,13 @@ class TunedKernel:
         if retune is None:
             retune = os.environ.get("INTENT_RETUNE", "0") not in ("", "0")
         self.retune = retune
+        # Interleaved re-timing of the finalists: on by default for CUDA-event timing
+        # (INTENT_TUNE_REFINE=0 disables it), off for CPU timing unless asked for.
+        env_refine = os.environ.get("INTENT_TUNE_REFINE")
+        self.refine = refine if refine is not None else (
+            None if env_refine is None else env_refine not in ("", "0"))
         self.specialize = None if specialize is None else list(specialize)
-        self.stats = {"tunings": 0, "trials": 0, "hits": 0, "timed": 0, "store_errors": 0}
+        self.stats = {"tunings": 0, "trials": 0, "hits": 0, "timed": 0, "store_errors": 0, "refined": 0}
         self.last_timings: List[dict] = []
         self._winners: Dict[str, dict] = {}
         self._retuned = set()
@@ -255,6 +276,8 @@ class TunedKernel:
                                 torch.cuda.synchronize()
                             except Exception:
                                 pass
+                if self.refine or (self.refine is None and timer is cuda_timer):
+                    self._refine(timer, state, args, known, measured)
             finally:
                 # the caller's state carries no trial effect, whatever happened
                 state.restore_all()
@@ -283,6 +306,40 @@ class TunedKernel:
                     if current[idx]["status"] == "ok":
                         winner = self.candidates[idx]
         return self.candidates[self._canon.index(canonical_json(winner))]
+
+    def _refine(self, timer, state, args, known, measured) -> None:
+        """Times the finalists again in mirrored rounds; each finalist's median becomes the
+        median of its round medians (measured again: stored candidates join as new entries)."""
+        entries = {canonical_json(t["config"]): t for t in list(known.values()) + measured}
+        ok = sorted((t for t in entries.values() if t["status"] == "ok" and t["median_ms"] is not None),
+                    key=lambda t: t["median_ms"])
+        if len(ok) < 2:
+            return
+        finalists = [t for t in ok if t["median_ms"] <= ok[0]["median_ms"] * REFINE_WITHIN][:REFINE_MAX]
+        if len(finalists) < 2:
+            return
+        rounds: List[List[float]] = [[] for _ in finalists]
+        try:
+            for order in refine_rounds(len(finalists)):
+                for i in order:
+                    cfg = finalists[i]["config"]
+
+                    def launch(cfg=cfg):
+                        self.stats["trials"] += 1
+                        self.run(cfg, args)
+
+                    rounds[i].append(float(statistics.median(timer(launch, state.restore, cfg))))
+        except Exception:  # keep the first-pass medians
+            return
+        by_measured = {canonical_json(t["config"]): t for t in measured}
+        for t, r in zip(finalists, rounds):
+            k = canonical_json(t["config"])
+            refined = dict(t, median_ms=float(statistics.median(r)), spread_ms=float(max(r) - min(r)))
+            if k in by_measured:
+                by_measured[k].update(refined)
+            else:
+                measured.append(refined)
+        self.stats["refined"] += len(finalists)
 
     def _record(self, tk, measured, winner, retune):
         try:

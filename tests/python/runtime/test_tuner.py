@@ -246,3 +246,37 @@ def test_cuda_timer_holds_the_device_before_every_timed_launch(monkeypatch):
             assert before == ["restore", "flush", "hold"], log[max(0, i - 6):i + 1]
     timed = [i for i, e in enumerate(log) if e == "launch" and log[i - 1] == "record"]
     assert len(timed) >= 5 and all(log[i - 2] == "hold" for i in timed)
+
+
+def drift_timer(true_ms, drift_ms, calls):
+    """Each timer call reads the candidate's true time plus a drift that grows with every
+    call (a GPU warming up over a tuning pass); honours restore-before-every-launch."""
+
+    def timer(launch, restore, config):
+        restore()
+        launch()
+        calls.append(config["id"])
+        return [true_ms[config["id"]] + drift_ms * (len(calls) - 1)]
+
+    return timer
+
+
+@pytest.mark.parametrize("true_ms,winner", [({1: 1.000, 2: 0.990, 3: 2.0}, 2), ({1: 0.990, 2: 1.000, 3: 2.0}, 1)])
+def test_finalists_are_retimed_interleaved_so_drift_does_not_pick(true_ms, winner):
+    # First pass in table order: candidate 1 gets no drift, candidate 2 one step (0.02 ms), so
+    # 1 looks faster even when 2 is; the mirrored rounds cancel linear drift.
+    calls = []
+    k, seen = make_add(timer=drift_timer(true_ms, 0.02, calls), refine=True)
+    x, y = torch.zeros(4), torch.ones(4)
+    k(x, y)
+    assert calls[:3] == [1, 2, 3]
+    assert calls[3:] == [1, 2, 2, 1, 1, 2, 2, 1]     # only the finalists (3 is 2x slower)
+    assert seen[-1][0] == winner and k.stats["refined"] == 2
+    assert torch.equal(x, torch.ones(4))            # trial state restored, winner ran once
+
+
+def test_without_refinement_the_first_pass_decides():
+    calls = []
+    k, seen = make_add(timer=drift_timer({1: 1.000, 2: 0.990, 3: 2.0}, 0.02, calls), refine=False)
+    k(torch.zeros(4), torch.ones(4))
+    assert calls == [1, 2, 3] and seen[-1][0] == 1 and k.stats["refined"] == 0
