@@ -10,7 +10,8 @@ Modes: mem and gemm (the default pair), sums (every row of the sum kernels compi
 probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers), ctas
 (descriptor GEMM rows with NUM_CTAS 1 and 2), skinny (the runtime tuner's own trial timings
 at 16x8192x8192), softdiv (softmax division variants), ceiling (64 MiB row sums against a
-pure streaming read, dirty and clean L2 flush), dump, maxnreg.
+pure streaming read, dirty and clean L2 flush), batched (batched GEMM: generated rows vs
+flattened 2-D host descriptors), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -315,6 +316,61 @@ def ceiling_probe():
             emit(kind="ceiling", shape=shape, variant=name, TBps=byt / t(fn) / 1e9, clean_TBps=byt / _bench_clean(fn) / 1e9)
 
 
+@triton.jit
+def _bmm_flat(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+              GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr):
+    # Batched GEMM through 2-D host descriptors over the flattened batch ([B*M, K], [B*K, N],
+    # [B*M, N]); valid when BM divides M and BK divides K (tiles never cross batches).
+    pid = tl.program_id(0)
+    pid_b = tl.program_id(1)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_pid_n
+    first_m = (pid // group) * GROUP_M
+    gsize = tl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + ((pid % group) % gsize)
+    pid_n = (pid % group) // gsize
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=NUM_STAGES):
+        av = a_desc.load([pid_b * M + pid_m * BM, k * BK])
+        bv = b_desc.load([pid_b * K + k * BK, pid_n * BN])
+        acc = tl.dot(av, bv, acc)
+    c_desc.store([pid_b * M + pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+def batched_probe():
+    """Batched GEMM 16x2048^3 f16: every generated candidate (device-side descriptors per
+    program) against the same tiles through flattened 2-D host descriptors, and torch."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    B, M, N, K = 16, 2048, 2048, 2048
+    a = torch.randn(B, M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(B, K, N, device="cuda", dtype=torch.float16)
+    c = torch.empty(B, M, N, device="cuda", dtype=torch.float16)
+    fl = 2 * B * M * N * K
+    ref = torch.bmm(a, b)
+    emit(kind="batched", variant="torch", TFLOPs=fl / t(lambda: torch.bmm(a, b)) / 1e9)
+    m = load("batched_gemm")
+    for cand in m.CANDIDATES:
+        try:
+            run = m.bind(cand, a, b, c)
+            emit(kind="batched", variant="generated " + json.dumps(cand, sort_keys=True), TFLOPs=fl / t(run) / 1e9)
+        except Exception as e:  # noqa: BLE001
+            emit(kind="batched", variant="generated " + json.dumps(cand, sort_keys=True), error=repr(e)[:200])
+    a2, b2, c2 = a.view(B * M, K), b.view(B * K, N), c.view(B * M, N)
+    for bm, bn, bk, st, nw in [(128, 256, 64, 3, 8), (128, 128, 64, 4, 8), (256, 128, 64, 3, 8), (128, 256, 64, 4, 8),
+                               (128, 128, 64, 3, 4)]:
+        ad = TensorDescriptor.from_tensor(a2, [bm, bk])
+        bd = TensorDescriptor.from_tensor(b2, [bk, bn])
+        cd = TensorDescriptor.from_tensor(c2, [bm, bn])
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), B)
+        fn = lambda: _bmm_flat[grid](ad, bd, cd, M, N, K, BM=bm, BN=bn, BK=bk, GROUP_M=8, NUM_STAGES=st,
+                                     num_warps=nw, num_stages=st)
+        c.zero_()
+        fn()
+        err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
+        emit(kind="batched", variant=f"flat host desc {bm}x{bn}x{bk} s{st} w{nw}", TFLOPs=fl / t(fn) / 1e9, err=err)
+
+
 def mem_probe():
     os.environ["INTENT_RUNTIME"] = "0"
     cases = row_cases()
@@ -456,6 +512,8 @@ if __name__ == "__main__":
         persist_probe()
     if "ctas" in which:
         persist_probe("_ctas", "ctas")
+    if "batched" in which:
+        batched_probe()
     if "softdiv" in which:
         softdiv_probe()
     if "ceiling" in which:
