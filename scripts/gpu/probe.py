@@ -317,19 +317,24 @@ def ceiling_probe():
 
 
 @triton.jit
+def _grouped_tile(pid, M, N, BM: tl.constexpr, BN: tl.constexpr, GROUP_M: tl.constexpr):
+    # Grouped tile order (GROUP_M row tiles share their B columns in L2), as the generated kernels use.
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    group = GROUP_M * num_pid_n
+    first_m = (pid // group) * GROUP_M
+    gsize = tl.minimum(num_pid_m - first_m, GROUP_M)
+    return first_m + ((pid % group) % gsize), (pid % group) // gsize
+
+
+@triton.jit
 def _bmm_flat(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
               GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr):
     # Batched GEMM through 2-D host descriptors over the flattened batch ([B*M, K], [B*K, N],
     # [B*M, N]); valid when BM divides M and BK divides K (tiles never cross batches).
     pid = tl.program_id(0)
     pid_b = tl.program_id(1)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_pid_n
-    first_m = (pid // group) * GROUP_M
-    gsize = tl.minimum(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % group) % gsize)
-    pid_n = (pid % group) // gsize
+    pid_m, pid_n = _grouped_tile(pid, M, N, BM, BN, GROUP_M)
     acc = tl.zeros([BM, BN], dtype=tl.float32)
     for k in tl.range(0, tl.cdiv(K, BK), num_stages=NUM_STAGES):
         av = a_desc.load([pid_b * M + pid_m * BM, k * BK])
@@ -388,13 +393,7 @@ def mem_probe():
 def mm_host(a_desc, b_desc, c, c_s0, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
             GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr, C_DESC: tl.constexpr, c_desc):
     pid = tl.program_id(0)
-    num_pid_m = tl.cdiv(M, BM)
-    num_pid_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_pid_n
-    first_m = (pid // group) * GROUP_M
-    gsize = tl.minimum(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + ((pid % group) % gsize)
-    pid_n = (pid % group) // gsize
+    pid_m, pid_n = _grouped_tile(pid, M, N, BM, BN, GROUP_M)
     acc = tl.zeros([BM, BN], dtype=tl.float32)
     for k in tl.range(0, tl.cdiv(K, BK), num_stages=NUM_STAGES):
         av = a_desc.load([pid_m * BM, k * BK])
