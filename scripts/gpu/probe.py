@@ -505,23 +505,14 @@ if __name__ == "__main__":
         dump_probe()
         sys.exit(0)
     which = sys.argv[2:] or ["mem", "gemm"]
-    if "sums" in which:
-        sums_probe()
-    if "persist" in which:
-        persist_probe()
-    if "ctas" in which:
-        persist_probe("_ctas", "ctas")
-    if "batched" in which:
-        batched_probe()
-    if "softdiv" in which:
-        softdiv_probe()
-    if "ceiling" in which:
-        ceiling_probe()
-    if "skinny" in which:
-        skinny_probe()
-    if "mem" in which:
-        mem_probe()
-    if "gemm" in which:
-        gemm_probe()
+    modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
+             "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe}
+    unknown = [w for w in which if w not in modes]
+    if unknown:
+        sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
+    for name, run in modes.items():  # a fixed order, whatever the command line's
+        if name in which:
+            run()
     with open(os.path.join(OUT, "probe.json"), "w") as f:
         json.dump(ROWS, f, indent=1)
