@@ -887,8 +887,11 @@ void emitSplitReduction(Emitter &e, Block &body) {
     py.push();
     loopBody("(c0 + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
     py.pop();
-    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + ", keep_dims=True), 1, " + fn +
-            ", keep_dims=True)");
+    // The atomic merge adds a [1, 1] block through a [1, 1] pointer; a plain store of a
+    // rank-0 result needs a scalar (a block cannot be stored through a scalar pointer).
+    std::string keep = ps.splitAtomic ? ", keep_dims=True" : "";
+    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + keep + "), " + (ps.splitAtomic ? "1" : "0") + ", " + fn +
+            keep + ")");
   }
   if (!r.getInits().empty()) {
     if (ps.splitAtomic)
