@@ -234,6 +234,22 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (!ci.k || !ci.m || !ci.n || ci.k == '?' || ci.m == '?' || ci.n == '?' || ci.batch == '?')
       return unsupported(c, "contractions need exactly one M, one N, one K and at most one "
                             "batch label");
+    {
+      // Tensor-core operand types, accumulated in f32 (tl.dot's f32 accumulator).
+      Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
+      Type res = kir::kirElementType(c.getType());
+      auto operandOk = [](Type t) {
+        return t.isF16() || t.isBF16() || t.isF32() || isa<Float8E4M3FNType, Float8E5M2Type>(t);
+      };
+      if (lt != rt || !operandOk(lt) || !res.isF32()) {
+        std::string s;
+        llvm::raw_string_ostream os(s);
+        os << "a contraction of " << lt << " and " << rt << " operands into " << res
+           << " (the Triton provider realizes f16, bf16, f32 and fp8 operands of one type, "
+              "accumulated in f32)";
+        return unsupported(c, s);
+      }
+    }
     std::string want = ci.batch ? std::string{ci.batch, ci.m, ci.n} : std::string{ci.m, ci.n};
     if (labels->result != want)
       return unsupported(c, "the result term must be ordered [batch,] m, n");
