@@ -196,7 +196,7 @@ public:
   }
 
   std::string up(const std::string &v, Type t) {
-    return isNarrowFloat(t) ? v + ".to(tl.float32)" : v;
+    return isNarrowFloat(t) ? "tl.cast(" + v + ", tl.float32)" : v; // tl.cast: scalars may be Python floats
   }
 
   std::string scalarConst(arith::ConstantOp c) {
