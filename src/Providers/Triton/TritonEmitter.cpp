@@ -247,6 +247,8 @@ std::string Emitter::unaryExpr(StringRef name, const std::string &x, Type t) {
 std::string Emitter::binaryExpr(StringRef name, const std::string &a, const std::string &b, Type t) {
   Type e = kir::kirElementType(t);
   bool isFloat = isa<FloatType>(e);
+  if (e.isInteger(1) && (name == "add" || name == "sub")) return a + " ^ " + b; // i1 wraps
+  if (e.isInteger(1) && name == "mul") return a + " & " + b;
   if (name == "add") return a + " + " + b;
   if (name == "sub") return a + " - " + b;
   if (name == "mul") return a + " * " + b;
@@ -327,6 +329,10 @@ std::string Emitter::value(Value v) {
       bool narrow = isNarrowFloat(t);
       r = arith(t, binaryExpr(name, up(value(op->getOperand(0)), t), up(value(op->getOperand(1)), t), t),
                 narrow);
+    } else if (isa<arith::AddIOp, arith::SubIOp>(op) && op->getResult(0).getType().isInteger(1)) {
+      r = bind(value(op->getOperand(0)) + " ^ " + value(op->getOperand(1))); // i1 wraps
+    } else if (isa<arith::MulIOp>(op) && op->getResult(0).getType().isInteger(1)) {
+      r = bind(value(op->getOperand(0)) + " & " + value(op->getOperand(1)));
     } else if (isa<arith::AddFOp, arith::AddIOp>(op)) {
       r = bind(value(op->getOperand(0)) + " + " + value(op->getOperand(1)));
     } else if (isa<arith::SubFOp, arith::SubIOp>(op)) {
@@ -428,8 +434,10 @@ std::string Emitter::combineFn(Operation *op) {
   std::string src = "@triton.jit\ndef " + fn;
   if (kind) {
     switch (*kind) {
-    case kir::ReduceKind::add: src += "(a, b):\n    return a + b\n"; break;
-    case kir::ReduceKind::mul: src += "(a, b):\n    return a * b\n"; break;
+    // i1 arithmetic wraps: add is xor, mul is and (Triton's + on int1 widens, and
+    // the cast back to int1 then tests != 0).
+    case kir::ReduceKind::add: src += elt.isInteger(1) ? "(a, b):\n    return a ^ b\n" : "(a, b):\n    return a + b\n"; break;
+    case kir::ReduceKind::mul: src += elt.isInteger(1) ? "(a, b):\n    return a & b\n" : "(a, b):\n    return a * b\n"; break;
     case kir::ReduceKind::and_: src += "(a, b):\n    return a & b\n"; break;
     case kir::ReduceKind::or_: src += "(a, b):\n    return a | b\n"; break;
     case kir::ReduceKind::xor_: src += "(a, b):\n    return a ^ b\n"; break;
