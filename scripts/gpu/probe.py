@@ -344,8 +344,9 @@ def _bmm_flat(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexp
 
 
 def batched_probe():
-    """Batched GEMM 16x2048^3 f16: every generated candidate (device-side descriptors per
-    program) against the same tiles through flattened 2-D host descriptors, and torch."""
+    """Batched GEMM 16x2048^3 f16: every generated candidate (flattened host descriptors when
+    FLAT, else per-program device descriptors) against hand-written flattened-descriptor tiles
+    and torch, each checked against torch.bmm; then every candidate on ragged batches (FLAT off)."""
     os.environ["INTENT_RUNTIME"] = "0"
     B, M, N, K = 16, 2048, 2048, 2048
     a = torch.randn(B, M, K, device="cuda", dtype=torch.float16)
@@ -355,12 +356,30 @@ def batched_probe():
     ref = torch.bmm(a, b)
     emit(kind="batched", variant="torch", TFLOPs=fl / t(lambda: torch.bmm(a, b)) / 1e9)
     m = load("batched_gemm")
+    refn = ref.float().norm().item()
     for cand in m.CANDIDATES:
         try:
             run = m.bind(cand, a, b, c)
-            emit(kind="batched", variant="generated " + json.dumps(cand, sort_keys=True), TFLOPs=fl / t(run) / 1e9)
+            c.fill_(float("nan"))
+            run()
+            err = ((c.float() - ref.float()).norm() / refn).item()
+            emit(kind="batched", variant="generated " + json.dumps(cand, sort_keys=True), TFLOPs=fl / t(run) / 1e9,
+                 err=err, flat=m._prepare(a, b, c)[1]["FLAT"])
         except Exception as e:  # noqa: BLE001
             emit(kind="batched", variant="generated " + json.dumps(cand, sort_keys=True), error=repr(e)[:200])
+    # Ragged batches (M not a multiple of the largest BM): FLAT is off, per-program descriptors.
+    ar = torch.randn(3, 1000, 1016, device="cuda", dtype=torch.float16)
+    br = torch.randn(3, 1016, 776, device="cuda", dtype=torch.float16)
+    cr = torch.empty(3, 1000, 776, device="cuda", dtype=torch.float16)
+    rr = torch.bmm(ar, br).float()
+    for cand in m.CANDIDATES:
+        try:
+            cr.fill_(float("nan"))
+            m.bind(cand, ar, br, cr)()
+            emit(kind="batched_ragged", variant=json.dumps(cand, sort_keys=True),
+                 err=((cr.float() - rr).norm() / rr.norm()).item(), flat=m._prepare(ar, br, cr)[1]["FLAT"])
+        except Exception as e:  # noqa: BLE001
+            emit(kind="batched_ragged", variant=json.dumps(cand, sort_keys=True), error=repr(e)[:200])
     a2, b2, c2 = a.view(B * M, K), b.view(B * K, N), c.view(B * M, N)
     for bm, bn, bk, st, nw in [(128, 256, 64, 3, 8), (128, 128, 64, 4, 8), (256, 128, 64, 3, 8), (128, 256, 64, 4, 8),
                                (128, 128, 64, 3, 4)]:
