@@ -637,8 +637,13 @@ void applySeeds(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res, cons
 }
 
 void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
-  for (auto [i, v] : llvm::enumerate(res))
+  // An arg-reduction over an empty axis saw only padding (index 2^31 - 1): its index is -1.
+  bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+  for (auto [i, v] : llvm::enumerate(res)) {
+    if (arg && i == 1)
+      v = e.bind("tl.where(" + v + " == 2147483647, -1, " + v + ")");
     v = e.bind(v + ".to(" + tlType(r.getResult(i).getType()) + ")");
+  }
 }
 
 void emitRowReduction(Emitter &e, Block &body) {
