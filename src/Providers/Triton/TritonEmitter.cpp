@@ -406,11 +406,14 @@ std::string Emitter::identityOf(Operation *op, unsigned i, Type elt) {
     return isFloat ? "0.0" : "0";
   case kir::ReduceKind::mul: return isFloat ? "1.0" : "1";
   case kir::ReduceKind::and_: return elt.isInteger(1) ? "1" : "-1";
+  // i1 orders False < True (as the reference does), so its max identity is 0 and min identity 1.
   case kir::ReduceKind::max: case kir::ReduceKind::argmax:
     if (i == 1) return "2147483647";
+    if (elt.isInteger(1)) return "0";
     return isFloat ? "float('-inf')" : std::to_string(-(int64_t(1) << (elt.getIntOrFloatBitWidth() - 1)));
   case kir::ReduceKind::min: case kir::ReduceKind::argmin:
     if (i == 1) return "2147483647";
+    if (elt.isInteger(1)) return "1";
     return isFloat ? "float('inf')" : std::to_string((int64_t(1) << (elt.getIntOrFloatBitWidth() - 1)) - 1);
   }
   return "0";
