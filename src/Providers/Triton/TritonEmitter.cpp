@@ -247,7 +247,7 @@ std::string Emitter::unaryExpr(StringRef name, const std::string &x, Type t) {
 std::string Emitter::binaryExpr(StringRef name, const std::string &a, const std::string &b, Type t) {
   Type e = kir::kirElementType(t);
   bool isFloat = isa<FloatType>(e);
-  if (e.isInteger(1) && (name == "add" || name == "sub")) return a + " ^ " + b; // i1 wraps
+  if (e.isInteger(1) && (name == "add" || name == "sub")) return a + " ^ " + b; // i1 wraps (also combiners)
   if (e.isInteger(1) && name == "mul") return a + " & " + b;
   if (name == "add") return a + " + " + b;
   if (name == "sub") return a + " - " + b;
@@ -329,20 +329,14 @@ std::string Emitter::value(Value v) {
       bool narrow = isNarrowFloat(t);
       r = arith(t, binaryExpr(name, up(value(op->getOperand(0)), t), up(value(op->getOperand(1)), t), t),
                 narrow);
-    } else if (isa<arith::AddIOp, arith::SubIOp>(op) && op->getResult(0).getType().isInteger(1)) {
-      r = bind(value(op->getOperand(0)) + " ^ " + value(op->getOperand(1))); // i1 wraps
-    } else if (isa<arith::MulIOp>(op) && op->getResult(0).getType().isInteger(1)) {
-      r = bind(value(op->getOperand(0)) + " & " + value(op->getOperand(1)));
-    } else if (isa<arith::AddFOp, arith::AddIOp>(op)) {
-      r = bind(value(op->getOperand(0)) + " + " + value(op->getOperand(1)));
-    } else if (isa<arith::SubFOp, arith::SubIOp>(op)) {
-      r = bind(value(op->getOperand(0)) + " - " + value(op->getOperand(1)));
-    } else if (isa<arith::MulFOp, arith::MulIOp>(op)) {
-      r = bind(value(op->getOperand(0)) + " * " + value(op->getOperand(1)));
-    } else if (isa<arith::DivFOp>(op)) {
-      r = bind(op->getResult(0).getType().isF64()
-                   ? value(op->getOperand(0)) + " / " + value(op->getOperand(1))
-                   : "tl.div_rn(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) + ")");
+    } else if (isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp, arith::MulFOp, arith::MulIOp,
+                   arith::DivFOp>(op)) {
+      // Combiner-region arithmetic: the same lowering as the KIR ops (i1 wraps, IEEE division).
+      const char *kind = isa<arith::AddFOp, arith::AddIOp>(op)   ? "add"
+                         : isa<arith::SubFOp, arith::SubIOp>(op) ? "sub"
+                         : isa<arith::MulFOp, arith::MulIOp>(op) ? "mul"
+                                                                 : "div";
+      r = bind(binaryExpr(kind, value(op->getOperand(0)), value(op->getOperand(1)), op->getResult(0).getType()));
     } else if (isa<arith::MaximumFOp>(op)) {
       r = bind("tl.maximum(" + value(op->getOperand(0)) + ", " + value(op->getOperand(1)) +
                ", propagate_nan=tl.PropagateNan.ALL)");
@@ -437,10 +431,10 @@ std::string Emitter::combineFn(Operation *op) {
   std::string src = "@triton.jit\ndef " + fn;
   if (kind) {
     switch (*kind) {
-    // i1 arithmetic wraps: add is xor, mul is and (Triton's + on int1 widens, and
-    // the cast back to int1 then tests != 0).
-    case kir::ReduceKind::add: src += elt.isInteger(1) ? "(a, b):\n    return a ^ b\n" : "(a, b):\n    return a + b\n"; break;
-    case kir::ReduceKind::mul: src += elt.isInteger(1) ? "(a, b):\n    return a & b\n" : "(a, b):\n    return a * b\n"; break;
+    // Through binaryExpr: i1 add is xor and mul is and (Triton's + on int1 widens,
+    // and the cast back to int1 then tests != 0).
+    case kir::ReduceKind::add: src += "(a, b):\n    return " + binaryExpr("add", "a", "b", elt) + "\n"; break;
+    case kir::ReduceKind::mul: src += "(a, b):\n    return " + binaryExpr("mul", "a", "b", elt) + "\n"; break;
     case kir::ReduceKind::and_: src += "(a, b):\n    return a & b\n"; break;
     case kir::ReduceKind::or_: src += "(a, b):\n    return a | b\n"; break;
     case kir::ReduceKind::xor_: src += "(a, b):\n    return a ^ b\n"; break;
@@ -595,13 +589,18 @@ void emitTiles(Emitter &e, Block &body) {
 }
 
 // --- reductions along the innermost axis --------------------------------------
+/// argmax/argmin: a value result plus an index result (padding index 2^31 - 1).
+bool isArgReduce(kir::ReduceOp r) {
+  return r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+}
+
 /// Reduction `op` over the column axis at the current coordinates, resident.
 /// Returns the result variables ([BM, 1] blocks).
 std::vector<std::string> treeReduce(Emitter &e, kir::ReduceOp r, const std::string &fullMask,
                                     const std::string &fn) {
   std::vector<std::string> ins;
   unsigned n = r.getInputs().size();
-  bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+  bool arg = isArgReduce(r);
   for (unsigned i = 0; i < n; ++i) {
     Type elt = kir::kirElementType(r.getInputs()[i].getType());
     std::string x = e.value(r.getInputs()[i]);
@@ -641,7 +640,7 @@ void applySeeds(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res, cons
 
 void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
   // An arg-reduction over an empty axis saw only padding (index 2^31 - 1): its index is -1.
-  bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+  bool arg = isArgReduce(r);
   for (auto [i, v] : llvm::enumerate(res)) {
     if (arg && i == 1)
       v = e.bind("tl.where(" + v + " == 2147483647, -1, " + v + ")");
@@ -697,7 +696,7 @@ void emitRowReduction(Emitter &e, Block &body) {
   for (auto [i, op] : llvm::enumerate(ps.reductions)) {
     auto r = cast<kir::ReduceOp>(op);
     unsigned n = r.getInputs().size();
-    bool arg = r.getKind() && (*r.getKind() == kir::ReduceKind::argmax || *r.getKind() == kir::ReduceKind::argmin);
+    bool arg = isArgReduce(r);
     kir::Policy pol = r.getEffectivePolicy();
     bool seq = pol != kir::Policy::unordered_tree;
     bool rev = pol == kir::Policy::fold_right;
@@ -951,8 +950,8 @@ std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
   return {dimExpr(ps.extents[m]), dimExpr(ps.extents[m + 1])};
 }
 
-/// Stores of a matmul epilogue that a tensor descriptor can take: rank-2 views
-/// indexed exactly (m, n), so the unit-stride dim is n. Unbatched programs only.
+/// Stores of a matmul epilogue that a tensor descriptor can take: views indexed
+/// exactly ([b,] m, n), so the unit-stride dim is n (batched: flattened, under FLAT).
 std::vector<kir::StoreOp> matmulDescriptorStores(const ProgramStructure &ps, Block &body) {
   std::vector<kir::StoreOp> out;
   if (!ps.contraction)
@@ -1206,13 +1205,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool batchedMM = ps.contraction && ps.contraction->batch != 0;
   bool hostDesc = tma && ps.contraction;
   bool deviceDesc = tma && batchedMM;
-  std::vector<std::string> outDescViews; // outputs stored through descriptors
+  std::vector<Value> outDescViews; // output views stored through descriptors, each once
   if (hostDesc)
-    for (kir::StoreOp st : matmulDescriptorStores(ps, block)) {
-      std::string n = e.argName(st.getView());
-      if (!llvm::is_contained(outDescViews, n))
-        outDescViews.push_back(n);
-    }
+    for (kir::StoreOp st : matmulDescriptorStores(ps, block))
+      if (!llvm::is_contained(outDescViews, st.getView()))
+        outDescViews.push_back(st.getView());
   if (ps.kind != StructureKind::Matmul) {
     // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
     body.line("if IDX64:");
@@ -1264,8 +1261,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (hostDesc) { // host-side tensor descriptors, None for pointer-form candidates
     kparams.push_back("a_desc");
     kparams.push_back("b_desc");
-    for (const auto &n : outDescViews)
-      kparams.push_back(n + "_odesc");
+    for (Value v : outDescViews)
+      kparams.push_back(e.argName(v) + "_odesc");
   }
   if (ps.kind == StructureKind::Matmul)
     kparams.push_back("ws"); // split-K workspace (None unless SPLIT_K > 1)
@@ -1364,13 +1361,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     std::string bDesc = descExpr(ci.rhsLoad.getView(), ci.rhsTransposed, kAx, nAx, "BK", "BN", bBlock);
     std::string params = providers::launchParameterList(kernel);
     std::string noneOut, outDescs, outBlocks, outNames;
-    for (kir::StoreOp st : matmulDescriptorStores(ps, block)) {
-      std::string n = e.argName(st.getView());
-      if (outDescs.find("\"" + n + "_odesc\"") != std::string::npos)
-        continue;
+    for (Value v : outDescViews) {
+      std::string n = e.argName(v);
       noneOut += ", \"" + n + "_odesc\": None";
-      outDescs += ",\n            \"" + n + "_odesc\": " +
-                  descExpr(st.getView(), false, mAx, nAx, "BM", "BN", oBlock);
+      outDescs += ",\n            \"" + n + "_odesc\": " + descExpr(v, false, mAx, nAx, "BM", "BN", oBlock);
       outBlocks += "        nargs[\"" + n + "_odesc\"].block_shape = [BM, BN]\n";
       outNames += ", " + n;
     }
@@ -1490,7 +1484,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   if (tma)
     os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
-       << [&] { std::string r; if (!batchedMM) for (const auto &n : outDescViews) r += ", " + n; return r; }() << ")\n";
+       << [&] { std::string r; if (!batchedMM) for (Value v : outDescViews) r += ", " + e.argName(v); return r; }() << ")\n";
   else
     os << "    tma_ok = False\n";
   if (tma && batchedMM) // batched outputs only need eligibility for the flattened form
