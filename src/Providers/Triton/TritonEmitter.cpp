@@ -1510,6 +1510,12 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "_LAST = [None, None, {}]\n\n";
   os << "def _args_key(launch_args):\n"
         "    return tuple((a.data_ptr(), a.dtype, tuple(a.shape), a.stride(), a.device) if isinstance(a, torch.Tensor) else (type(a), a) for a in launch_args)\n\n";
+  os << "def _validated(launch_args):\n"
+        "    \"\"\"_prepare's result for these arguments, validated once while they stay the same.\"\"\"\n"
+        "    key = _args_key(launch_args)\n"
+        "    if _LAST[0] != key:\n"
+        "        _LAST[0], _LAST[1], _LAST[2] = key, _prepare(*launch_args), {}\n"
+        "    return _LAST[1]\n\n";
   if (ps.kind == StructureKind::Matmul)
     os << "def _workspace(cand, wshape):\n"
           "    k = cand.get(\"SPLIT_K\", 1)\n"
@@ -1525,10 +1531,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "        m = dict(meta, ws=ws, PHASE=phase)\n"
           "        " << jitName << "[grid(m)](*args, **m, **opts)\n\n";
   os << "def _run_candidate(cand, launch_args):\n";
-  os << "    key = _args_key(launch_args)\n";
-  os << "    if _LAST[0] != key:\n";
-  os << "        _LAST[0], _LAST[1], _LAST[2] = key, _prepare(*launch_args), {}\n";
-  os << "    args, extra, grid, tma_ok, empty, wshape = _LAST[1]\n";
+  os << "    args, extra, grid, tma_ok, empty, wshape = _validated(launch_args)\n";
   os << "    if empty:\n        return\n";
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
@@ -1587,8 +1590,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def launch(" << params << "):\n";
   os << "    \"\"\"Runs the kernel on the caller's tensors (outputs included), tuning on first use.\"\"\"\n";
   // Argument errors surface as themselves, not as "every tuning candidate failed".
-  os << "    if _use_runtime():\n        _check_args(" << params << ")\n        _tuned()(" << params
-     << ")\n        return\n";
+  // (validated once per set of arguments, as the trials do: not on every launch).
+  os << "    if _use_runtime():\n        _validated((" << params << (kernel.getNumArguments() == 1 ? "," : "")
+     << "))\n        _tuned()(" << params << ")\n        return\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
@@ -1619,7 +1623,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    KERNEL[grid](*args, **extra)\n\n";
   os << "def prepare(" << params << "):\n"
         "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
-        "    if _use_runtime():\n        _check_args(" << params << ")\n        return _tuned().prepare(" << params << ")\n"
+        "    if _use_runtime():\n        _validated((" << params << (kernel.getNumArguments() == 1 ? "," : "")
+     << "))\n        return _tuned().prepare(" << params << ")\n"
         "    return None\n";
   source = os.str();
   return true;

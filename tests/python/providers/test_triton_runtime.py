@@ -97,3 +97,21 @@ def test_argument_errors_are_raised_before_tuning(compile_kir, winners_file):
     with pytest.raises(TypeError, match="expected dtype torch.float32, got torch.float64"):
         mod.prepare(x, y, torch.zeros(8))
     assert not winners_file.exists()
+
+
+def test_arguments_are_validated_once_per_set_of_arguments(compile_kir, winners_file):
+    """The check before tuning is cached like the trials' own: repeated launches on the same
+    tensors do not re-validate (it is host time on every launch), new tensors do."""
+    mod = compile_kir(ADD, target="triton")["add"]
+    calls = []
+    real = mod._check_args
+    mod._check_args = lambda *a: calls.append(1) or real(*a)
+    try:
+        x, y, out = torch.ones(4, 8), torch.ones(4, 8), torch.empty(4, 8)
+        for _ in range(3):
+            mod.launch(x, y, out)
+        assert len(calls) == 1 and torch.equal(out, x + y)
+        mod.launch(x, y, torch.empty(4, 8))
+        assert len(calls) == 2
+    finally:
+        mod._check_args = real
