@@ -11,7 +11,8 @@ probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers)
 (descriptor GEMM rows with NUM_CTAS 1 and 2), skinny (the runtime tuner's own trial timings
 at 16x8192x8192), softdiv (softmax division variants), ceiling (64 MiB row sums against a
 pure streaming read, dirty and clean L2 flush), batched (batched GEMM: generated rows vs
-flattened 2-D host descriptors), dump, maxnreg.
+flattened 2-D host descriptors), ws (large GEMMs: warp specialization, persistence,
+flattening, split epilogue next to the generated and hand-written kernels), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -464,6 +465,114 @@ def gemm_probe():
             emit(kind="gemm", case=case, shape=shape, variant="handwritten TMA", cfg=cfg, TFLOPs=flop / t(fn) / 1e9)
 
 
+@triton.jit
+def mm_ws(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+          GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr, WS: tl.constexpr):
+    # One tile per program, host descriptors; WS: Triton's automatic warp specialization of the K loop.
+    pid_m, pid_n = _grouped_tile(tl.program_id(0), M, N, BM, BN, GROUP_M)
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=NUM_STAGES, warp_specialize=WS):
+        acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]), acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def mm_persist_ws(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                  GROUP_M: tl.constexpr, NUM_STAGES: tl.constexpr, WORKERS: tl.constexpr, WS: tl.constexpr,
+                  FLATTEN: tl.constexpr, EPI_SUB: tl.constexpr):
+    # Persistent tiles (WORKERS programs), optional flattened tile/K loop, warp specialization and a
+    # store split in two halves along N (EPI_SUB; c_desc block [BM, BN // 2]).
+    n_tiles = tl.cdiv(M, BM) * tl.cdiv(N, BN)
+    k_tiles = tl.cdiv(K, BK)
+    for tile in tl.range(tl.program_id(0), n_tiles, WORKERS, flatten=FLATTEN, warp_specialize=WS,
+                         num_stages=NUM_STAGES):
+        pid_m, pid_n = _grouped_tile(tile, M, N, BM, BN, GROUP_M)
+        acc = tl.zeros([BM, BN], dtype=tl.float32)
+        for k in range(k_tiles):
+            acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]), acc)
+        if EPI_SUB:
+            halves = tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1))
+            lo, hi = tl.split(halves)
+            c_desc.store([pid_m * BM, pid_n * BN], lo.to(c_desc.dtype))
+            c_desc.store([pid_m * BM, pid_n * BN + BN // 2], hi.to(c_desc.dtype))
+        else:
+            c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+def ws_probe():
+    """Large f16/bf16 GEMM: the generated descriptor candidates, the hand-written TMA kernel, and
+    hand-written variants with warp specialization, persistence, flattening and a split epilogue;
+    then the best of each kind re-timed in 6 rotating rounds."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for dt, M, N, K in [(torch.float16, 8192, 8192, 8192), (torch.bfloat16, 8192, 8192, 8192),
+                        (torch.float16, 4096, 4096, 4096)]:
+        case = "gemm_f16" if dt == torch.float16 else "gemm_bf16"
+        m = load(case)
+        a = torch.randn(M, K, device="cuda", dtype=dt)
+        b = torch.randn(K, N, device="cuda", dtype=dt)
+        c = torch.empty(M, N, device="cuda", dtype=dt)
+        ref = a.float() @ b.float()
+        refn = ref.norm().item()
+        flop = 2 * M * N * K
+        shape = f"{M}x{N}x{K}"
+        fns = {"cublas": lambda: torch.matmul(a, b, out=c)}
+        for cand in m.CANDIDATES:
+            if cand.get("USE_TENSOR_DESCRIPTOR") and cand["BM"] >= 128 and cand["BN"] >= 128:
+                fns["generated " + json.dumps(cand, sort_keys=True)] = m.bind(cand, a, b, c)
+        for bm, bn, bk, st, nw in [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8)]:
+            hwd = [TensorDescriptor.from_tensor(x, [16, 16]) for x in (a, b, c)]
+            hwd[0].block_shape = [bm, bk]; hwd[1].block_shape = [bk, bn]; hwd[2].block_shape = [bm, bn]
+            grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+            fns[f"handwritten TMA {bm}x{bn}x{bk} s{st} w{nw}"] = (
+                lambda hwd=hwd, grid=grid, bm=bm, bn=bn, bk=bk, st=st, nw=nw:
+                hw.mm_tma.fn[grid](*hwd, M, N, K, BM=bm, BN=bn, BK=bk, GM=8, num_warps=nw, num_stages=st))
+        for bm, bn, bk, st, nw in [(128, 256, 64, 3, 8), (128, 256, 64, 4, 8), (128, 128, 64, 4, 8),
+                                   (128, 128, 64, 4, 4), (256, 128, 64, 3, 8), (256, 256, 64, 3, 16),
+                                   (256, 256, 64, 2, 16), (128, 256, 128, 2, 8)]:
+            ad = TensorDescriptor.from_tensor(a, [bm, bk]); bd = TensorDescriptor.from_tensor(b, [bk, bn])
+            cd = TensorDescriptor.from_tensor(c, [bm, bn]); cd2 = TensorDescriptor.from_tensor(c, [bm, bn // 2])
+            grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+            for ws in (0, 1):
+                fns[f"tile ws={ws} {bm}x{bn}x{bk} s{st} w{nw}"] = (
+                    lambda ad=ad, bd=bd, cd=cd, grid=grid, bm=bm, bn=bn, bk=bk, st=st, nw=nw, ws=ws:
+                    mm_ws[grid](ad, bd, cd, M, N, K, BM=bm, BN=bn, BK=bk, GROUP_M=8, NUM_STAGES=st, WS=ws,
+                                num_warps=nw, num_stages=st))
+            if nw == 16:
+                continue
+            for ws, fl_, epi in [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (0, 1, 1), (1, 1, 1), (1, 0, 1)]:
+                fns[f"persist ws={ws} flat={fl_} episub={epi} {bm}x{bn}x{bk} s{st} w{nw}"] = (
+                    lambda ad=ad, bd=bd, cdx=(cd2 if epi else cd), bm=bm, bn=bn, bk=bk, st=st, nw=nw, ws=ws, fl_=fl_, epi=epi:
+                    mm_persist_ws[(sms,)](ad, bd, cdx, M, N, K, BM=bm, BN=bn, BK=bk, GROUP_M=8, NUM_STAGES=st,
+                                          WORKERS=sms, WS=ws, FLATTEN=fl_, EPI_SUB=epi, num_warps=nw, num_stages=st))
+        timed = {}
+        for name, fn in fns.items():
+            try:
+                c.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                err = ((c.float() - ref).norm() / refn).item()
+                tf = flop / t(fn) / 1e9
+                timed[name] = tf
+                emit(kind="ws", case=case, shape=shape, variant=name, TFLOPs=tf, err=err)
+            except Exception as e:  # noqa: BLE001
+                emit(kind="ws", case=case, shape=shape, variant=name, error=repr(e)[:300])
+        def best(prefix):
+            ks = [k for k in timed if k.startswith(prefix)]
+            return max(ks, key=timed.get) if ks else None
+        finals = [k for k in {best("cublas"), best("generated"), best("handwritten"), best("tile ws=0"),
+                              best("tile ws=1"), best("persist ws=0"), best("persist ws=1")} if k]
+        scores = {k: [] for k in finals}
+        for r in range(6):
+            order = finals[r % len(finals):] + finals[:r % len(finals)]
+            for k in (order if r % 2 == 0 else order[::-1]):
+                scores[k].append(flop / t(fns[k]) / 1e9)
+        for k in finals:
+            v = sorted(scores[k])
+            emit(kind="ws_final", case=case, shape=shape, variant=k, TFLOPs_median=(v[2] + v[3]) / 2,
+                 TFLOPs_min=v[0], TFLOPs_max=v[-1])
+
+
 def dump_probe():
     """Writes TTGIR/PTX, registers and spills of generated and hand-written row kernels."""
     os.environ["INTENT_RUNTIME"] = "0"
@@ -526,7 +635,7 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
