@@ -12,7 +12,8 @@ probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers)
 at 16x8192x8192), softdiv (softmax division variants), ceiling (64 MiB row sums against a
 pure streaming read, dirty and clean L2 flush), batched (batched GEMM: generated rows vs
 flattened 2-D host descriptors), ws (large GEMMs: warp specialization, persistence,
-flattening, split epilogue next to the generated and hand-written kernels), dump, maxnreg.
+flattening, split epilogue next to the generated and hand-written kernels), lnvar (layernorm f16 with
+the select before the first sum and the per-thread reciprocal removed), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -573,6 +574,67 @@ def ws_probe():
                  TFLOPs_min=v[0], TFLOPs_max=v[-1])
 
 
+_APPROX_RECIP = """
+@triton.jit
+def _recip_approx(b):
+    return (1.0 / tl.cast(b, tl.float32)).to(tl.float64)
+
+"""
+
+
+def lnvar_probe():
+    """Layernorm f16: where does the per-thread instruction count go? The generated kernel against
+    text variants: without the select before the first sum (the load already yields 0 in masked
+    lanes), with the per-thread exact reciprocal of N replaced by an approximate one (a ceiling
+    for moving it to the host), and both; best candidate of each, then 6 rotating rounds."""
+    import re
+    os.environ["INTENT_RUNTIME"] = "0"
+
+    def nowhere(src):
+        return re.sub(r"(v\d+) = tl\.where\(rmask & cmask, (v\d+), 0\.0\)\n(\s+)(red\d+) = tl\.reduce\(\1, 1, _combine_0",
+                      r"\1 = \2\n\3\4 = tl.reduce(\1, 1, _combine_0", src, count=1)
+
+    def recip(src):
+        src = re.sub(r"(?<!def )_recip_f64\(", "_recip_approx(", src)
+        return src.replace("@triton.jit\ndef _recip_f64", _APPROX_RECIP + "@triton.jit\ndef _recip_f64", 1)
+
+    edits = {"generated": lambda s: s, "no_select": nowhere, "approx_recip": recip,
+             "both": lambda s: recip(nowhere(s))}
+    mods = {tag: variant_module("layernorm", tag, e) for tag, e in edits.items()}
+    for tag, m in mods.items():
+        src = open(os.path.join(OUT, f"layernorm_{tag}.py")).read()
+        emit(kind="lnvar_src", variant=tag, selects=src.count("tl.where(rmask & cmask"), recips=src.count("_recip_approx(v"))
+    for M, N in [(8192, 1024), (8192, 4096), (4096, 8192)]:
+        x = torch.randn(M, N, device="cuda", dtype=torch.float16)
+        w = torch.randn(N, device="cuda", dtype=torch.float16)
+        b = torch.randn(N, device="cuda", dtype=torch.float16)
+        ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-5)
+        byt = 2 * M * N * 2
+        shape = f"{M}x{N}"
+        fns = {"handwritten": lambda: hw.tri_ln(x, w, b)}
+        best = {}
+        for tag, m in mods.items():
+            for cand in m.CANDIDATES:
+                y = torch.full_like(x, float("nan"))
+                run = m.bind(cand, x, w, b, y, 1e-5)
+                run()
+                err = ((y.float() - ref).norm() / ref.norm()).item()
+                tb = byt / t(run) / 1e9
+                emit(kind="lnvar", shape=shape, variant=tag, cand=json.dumps(cand, sort_keys=True), TBps=tb, err=err)
+                if tb > best.get(tag, (0, None))[0]:
+                    best[tag] = (tb, run)
+        fns.update({tag: run for tag, (tb, run) in best.items()})
+        names = list(fns)
+        scores = {k: [] for k in names}
+        for r in range(6):
+            order = names[r % len(names):] + names[:r % len(names)]
+            for k in (order if r % 2 == 0 else order[::-1]):
+                scores[k].append(byt / t(fns[k]) / 1e9)
+        for k in names:
+            v = sorted(scores[k])
+            emit(kind="lnvar_final", shape=shape, variant=k, TBps_median=(v[2] + v[3]) / 2, TBps_min=v[0], TBps_max=v[-1])
+
+
 def dump_probe():
     """Writes TTGIR/PTX, registers and spills of generated and hand-written row kernels."""
     os.environ["INTENT_RUNTIME"] = "0"
@@ -635,7 +697,7 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
