@@ -22,6 +22,7 @@ struct CompileOptions : cli::RequestOptions {
   bool json = false;
   bool noCache = false;
   bool printKey = false;
+  bool printIRAfterAll = false;
   std::string serverMode = "auto"; // docs/protocol.md "Client modes"
   std::string socket;
 };
@@ -37,6 +38,9 @@ cli::Action cli::registerCompile(CLI::App &app) {
                "Bypass the artifact cache (compile in memory; nothing is read or written)");
   app.add_flag("--print-key", o->printKey,
                "Print each kernel's artifact key and its components, then exit (writes nothing)");
+  app.add_flag("--mlir-print-ir-after-all", o->printIRAfterAll,
+               "Print each kernel to stderr after every pass of the shared pipeline (the cache is "
+               "not read)");
   app.add_option("--server", o->serverMode,
                  "Compile server: auto (use one if it answers), never, require, spawn (start one)")
       ->check(CLI::IsMember({"auto", "never", "require", "spawn"}))
@@ -46,6 +50,7 @@ cli::Action cli::registerCompile(CLI::App &app) {
     driver::CompileRequest req;
     if (!cli::buildRequest(*o, req))
       return 1;
+    req.printIRAfterAll = o->printIRAfterAll;
     if (!o->stage.empty()) {
       auto stage = driver::parseStage(o->stage);
       if (!stage || *stage == driver::Stage::Full) {
@@ -134,7 +139,7 @@ cli::Action cli::registerCompile(CLI::App &app) {
 
     driver::CompileResult res =
         served ? std::move(*served) : driver::compile(req, env, cacheObj ? &*cacheObj : nullptr);
-    llvm::errs() << res.diagnostics;
+    llvm::errs() << res.log << res.diagnostics;
     if (!res.ok)
       return 1;
     if (!o->json)

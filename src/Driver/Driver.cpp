@@ -162,7 +162,7 @@ static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &se
 /// Builds one kernel's files (no cache involved).
 static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
                         kir::KernelOp kernel, const std::string &key, KernelResult &kr,
-                        std::string &stageText) {
+                        std::string &stageText, std::string &log) {
   nlohmann::ordered_json identity;
   identity["compiler"] = {{"version", support::versionString()}, {"build_id", support::buildId()}};
   identity["cache_key"] = key;
@@ -189,7 +189,9 @@ static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
                         : req.stage == Stage::Provider ? gpu::StopAfter::Provider
                                                        : gpu::StopAfter::Full;
   gpu::ProviderOutput out;
-  if (failed(gpu::compileKernel(kernel, setup.ctx, stop, identity, out))) {
+  llvm::raw_string_ostream logOS(log);
+  if (failed(gpu::compileKernel(kernel, setup.ctx, stop, identity, out,
+                                req.printIRAfterAll ? &logOS : nullptr))) {
     kr.explainJson = out.explain.dump();
     return false;
   }
@@ -283,8 +285,9 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
     for (const auto &c : key.components)
       kr.keyComponents.emplace_back(c.name, c.digest);
 
-    if (!cache || req.stage != Stage::Full) {
-      if (!buildKernel(req, setup, kernel, kr.key, kr, result.stageText)) {
+    // An IR dump needs the passes to run: such a request never reads the cache.
+    if (!cache || req.stage != Stage::Full || req.printIRAfterAll) {
+      if (!buildKernel(req, setup, kernel, kr.key, kr, result.stageText, result.log)) {
         if (!req.keepFailedKernels)
           return result;
         anyFailed = true;
@@ -304,7 +307,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
         std::this_thread::sleep_for(std::chrono::milliseconds(std::strtol(d, nullptr, 10)));
       std::string before = result.diagnostics;
       KernelResult fresh = kr;
-      if (!buildKernel(req, setup, kernel, kr.key, fresh, stageText))
+      if (!buildKernel(req, setup, kernel, kr.key, fresh, stageText, result.log))
         return cache::BuildOutcome::failure(result.diagnostics.substr(before.size()));
       for (const auto &f : fresh.files) {
         std::ofstream os(tmpDir + "/" + f.name, std::ios::binary);

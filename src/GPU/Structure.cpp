@@ -428,82 +428,82 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   const std::string warpsReq = "power of two, at most 32 (Triton)";
   switch (ps.kind) {
   case StructureKind::Tiles:
-    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 256),
+    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 256),
          {"row tile extent", "grid dim 0 = ceil_div(rows, OWN_M)", "row mask"}, {}});
-    add({"OWN_N", "ownership_n", "ownership_n", "int", tileDomain(colExtent, 1, 8192),
+    add({"OWN_N", "ownership_n", "int", tileDomain(colExtent, 1, 8192),
          {"column tile extent", "grid dim 1 = ceil_div(cols, OWN_N)", "column mask"},
          {"OWN_M * OWN_N <= 2^20"}});
     break;
   case StructureKind::RowReduction:
-    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
          {"rows per program", "grid = ceil_div(rows, OWN_M)", "row mask"}, {}});
-    add({"RED_N", "reduction", "reduction", "int",
+    add({"RED_N", "reduction", "int",
          ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 16384),
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
-    add({"SPLIT", "reduction_outer", "reduction_outer", "int",
+    add({"SPLIT", "reduction_outer", "int",
          ps.splitAtomic ? powersOfTwo(1, 256) : std::vector<int64_t>{1},
          {"programs splitting each row (grid dim 1); partial sums merge with atomics"},
          {"> 1 only when every reduction is an unordered f32/i32 sum stored directly"}});
-    add({"COVER", "coverage", "", "int", {},
+    add({"COVER", "coverage", "int", {},
          {"resident row extent = next_pow2(cols), bound at launch"},
          {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});
     break;
   case StructureKind::RowScan:
-    add({"OWN_M", "ownership_m", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
          {"rows per program", "grid = ceil_div(rows, OWN_M)"}, {}});
-    add({"SCAN_N", "scan", "scan", "int",
+    add({"SCAN_N", "scan", "int",
          ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 8192),
          {"segment scanned at once; segments carry the prefix in order"},
          {"fixed to 1 by policy fold_left"}});
     break;
   case StructureKind::SplitReduction:
-    add({"OWN_N", "ownership_n", "ownership_n", "int",
+    add({"OWN_N", "ownership_n", "int",
          rank == 2 && !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1)
              ? tileDomain(colExtent, 16, 1024)
              : std::vector<int64_t>{64, 128, 256, 512, 1024},
          {"column tile extent"}, {}});
-    add({"RED_M", "reduction", "reduction", "int", tileDomain(rowsExtent, 1, 256),
+    add({"RED_M", "reduction", "int", tileDomain(rowsExtent, 1, 256),
          {"rows per step of the reduction loop"}, {}});
-    add({"SPLIT", "reduction_outer", "reduction_outer", "int",
+    add({"SPLIT", "reduction_outer", "int",
          ps.splitAtomic ? powersOfTwo(1, 1024) : std::vector<int64_t>{1},
          {"programs splitting the reduced range (grid dim 1)"},
          {"> 1 only with an atomic merge of an unordered sum"}});
     break;
   case StructureKind::Matmul:
-    add({"BM", "ownership_m", "ownership_m", "int", powersOfTwo(16, 256), {"output tile rows"}, {}});
-    add({"BN", "ownership_n", "ownership_n", "int", powersOfTwo(16, 256), {"output tile columns"}, {}});
-    add({"BK", "reduction", "reduction", "int", powersOfTwo(16, 256), {"K step of the main loop"},
+    add({"BM", "ownership_m", "int", powersOfTwo(16, 256), {"output tile rows"}, {}});
+    add({"BN", "ownership_n", "int", powersOfTwo(16, 256), {"output tile columns"}, {}});
+    add({"BK", "reduction", "int", powersOfTwo(16, 256), {"K step of the main loop"},
          {"BK >= 16 (tensor core dot)"}});
-    add({"GROUP_M", "traversal_group", "traversal_group", "int", powersOfTwo(1, 64),
+    add({"GROUP_M", "traversal_group", "int", powersOfTwo(1, 64),
          {"grouped tile order for L2 reuse"}, {}});
     {
       // Persistent traversal: a program count that fills the target, once or twice over.
       std::vector<int64_t> workers{1};
       if (caps.sms > 0)
         workers.insert(workers.end(), {int64_t(caps.sms), 2 * int64_t(caps.sms)});
-      add({"WORKERS", "traversal_workers", "traversal_workers", "int", workers,
+      add({"WORKERS", "traversal_workers", "int", workers,
            {"1: one program per output tile; else min(tiles, WORKERS) persistent programs "
             "stride over the tiles (grid dim 0)"},
            {"domain from the target's multiprocessor count"}});
     }
-    add({"SPLIT_K", "reduction_outer", "reduction_outer", "int", powersOfTwo(1, 64),
+    add({"SPLIT_K", "reduction_outer", "int", powersOfTwo(1, 64),
          {"programs splitting K (grid dim 2); f32 partials, summed in split order by a second "
           "launch that runs the epilogue"},
          {"contraction is a sum: reassociation permitted (kir.md 5)"}});
     break;
   }
-  add({"NUM_WARPS", "warps", "NUM_WARPS", "int", warps, {"launch: num_warps"}, {warpsReq}});
+  add({"NUM_WARPS", "warps", "int", warps, {"launch: num_warps"}, {warpsReq}});
   if (ps.kind == StructureKind::Matmul) {
-    add({"NUM_STAGES", "stages", "NUM_STAGES", "int", {1, 2, 3, 4, 5, 6, 7, 8},
+    add({"NUM_STAGES", "stages", "int", {1, 2, 3, 4, 5, 6, 7, 8},
          {"software pipeline depth of the K loop"}, {}});
     // Triton's num_ctas: one program spans a cluster of CTAs that share its tile.
-    add({"NUM_CTAS", "ctas", "NUM_CTAS", "int",
+    add({"NUM_CTAS", "ctas", "int",
          caps.clusters ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1},
          {"launch: num_ctas (CTAs per program, one thread block cluster)"},
          {"> 1 only on targets with thread block clusters (sm_90+)"}});
     if (caps.tma)
-      add({"USE_TENSOR_DESCRIPTOR", "access_form", "USE_TENSOR_DESCRIPTOR", "bool", {0, 1},
+      add({"USE_TENSOR_DESCRIPTOR", "access_form", "bool", {0, 1},
            {"operand loads: tensor descriptor (TMA) or pointer"},
            {"launcher checks 16-byte aligned base and strides, unit last stride"}});
   }

@@ -119,6 +119,23 @@ std::optional<size_t> columnIndex(Provider p, std::string_view column) {
   return std::nullopt;
 }
 
+std::optional<std::string> columnForRole(Provider p, std::string_view role) {
+  std::string column(role);
+  if (p == Provider::Triton) {
+    static const std::pair<std::string_view, std::string_view> options[] = {
+        {"warps", "NUM_WARPS"},
+        {"stages", "NUM_STAGES"},
+        {"ctas", "NUM_CTAS"},
+        {"access_form", "USE_TENSOR_DESCRIPTOR"}};
+    for (auto [r, c] : options)
+      if (r == role)
+        column = c;
+  }
+  if (!columnIndex(p, column))
+    return std::nullopt;
+  return column;
+}
+
 const std::vector<std::string> &familiesFor(Provider p) {
   static const std::vector<std::string> gpu = {
       "pointwise",   "pointwise_narrow", "reduction",          "multi_axis_reduction",

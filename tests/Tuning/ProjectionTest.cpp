@@ -1,5 +1,6 @@
 // Projection rule (spec/tuning.md section 4): largest domain value <= request,
 // else the domain minimum.
+#include "intent/Tuning/Columns.h"
 #include "intent/Tuning/Projection.h"
 
 #include <doctest/doctest.h>
@@ -81,4 +82,16 @@ TEST_CASE("projection properties on random domains and requests") {
         CHECK(p == r);
     }
   }
+}
+
+TEST_CASE("a parameter's role names the profile column it consumes") {
+  CHECK(columnForRole(Provider::Triton, "ownership_m") == "ownership_m");
+  CHECK(columnForRole(Provider::Triton, "traversal_workers") == "traversal_workers");
+  CHECK(columnForRole(Provider::Triton, "warps") == "NUM_WARPS");
+  CHECK(columnForRole(Provider::Triton, "stages") == "NUM_STAGES");
+  CHECK(columnForRole(Provider::Triton, "ctas") == "NUM_CTAS");
+  CHECK(columnForRole(Provider::Triton, "access_form") == "USE_TENSOR_DESCRIPTOR");
+  CHECK_FALSE(columnForRole(Provider::Triton, "coverage"));
+  CHECK_FALSE(columnForRole(Provider::BangC, "ownership_m")); // BANG C has its own columns
+  CHECK(columnForRole(Provider::CuTile, "reduction") == "reduction");
 }

@@ -37,9 +37,10 @@ struct ProviderOutput {
 /// Runs the shared GPU passes and the provider for one kernel. `kernel` must be
 /// verified and specialized. Errors are emitted as MLIR diagnostics on the
 /// kernel's context. `identity` is merged into artifact.json (compiler, key).
+/// With `irLog`, the kernel is printed there after every pass.
 mlir::LogicalResult compileKernel(intent::kir::KernelOp kernel, const ProviderContext &ctx,
                                   StopAfter stop, const nlohmann::ordered_json &identity,
-                                  ProviderOutput &out);
+                                  ProviderOutput &out, llvm::raw_ostream *irLog = nullptr);
 
 } // namespace intent::gpu
 

@@ -33,12 +33,13 @@ const char *structureName(StructureKind k);
 /// A typed physical parameter (tuning.md §1).
 struct Parameter {
   std::string symbol;   ///< OWN_M, RED_N, ...
-  std::string role;     ///< ownership_m, reduction, warps, ...
-  std::string column;   ///< profile column it consumes ("" = launch-time binding)
+  std::string role;     ///< ownership_m, reduction, warps, ... (names its profile column)
   std::string kind = "int"; ///< int | bool
-  std::vector<int64_t> domain; ///< finite candidate domain (sorted)
+  std::vector<int64_t> domain; ///< finite candidate domain (sorted); empty = bound at launch
   std::vector<std::string> consumers; ///< what it shapes
   std::vector<std::string> requirements; ///< legality rules it is subject to
+
+  bool isLaunchBound() const { return domain.empty(); }
 };
 
 struct ContractionInfo {

@@ -48,6 +48,11 @@ struct ColumnSpec {
 const std::vector<ColumnSpec> &columnsFor(Provider p);
 std::vector<std::string> columnNamesFor(Provider p);
 std::optional<size_t> columnIndex(Provider p, std::string_view column);
+/// The column of provider `p` that a parameter of semantic `role` consumes (the
+/// seven shared columns are named after their role; provider options map to the
+/// provider's own column); nullopt for launch-bound roles (`coverage`) and roles
+/// the provider has no column for.
+std::optional<std::string> columnForRole(Provider p, std::string_view role);
 
 /// Structural families of a provider's table, in canonical order.
 const std::vector<std::string> &familiesFor(Provider p);

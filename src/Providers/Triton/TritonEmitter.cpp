@@ -1273,7 +1273,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool cover = ps.kind == StructureKind::RowReduction;
   std::vector<std::string> constexprs;
   for (const auto &p : ps.parameters)
-    if (!p.column.empty() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES" && p.symbol != "NUM_CTAS")
+    if (!p.isLaunchBound() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES" && p.symbol != "NUM_CTAS")
       constexprs.push_back(p.symbol);
   if (ps.kind == StructureKind::Matmul) {
     constexprs.push_back("NUM_STAGES");

@@ -47,6 +47,22 @@ def test_compile_failure_is_an_error_with_diagnostics(server, env, tmp_path):
     assert p.returncode == 1 and "no kernel named 'nope'" in p.stderr
 
 
+def test_print_ir_after_all_through_the_server(server, env, tmp_path):
+    # The server runs the passes (never answers such a request from the cache) and returns
+    # the dump as the result's log; the client prints it to stderr.
+    params = dict(compile_params(target="triton"), print_ir_after_all=True)
+    rpc(server.sock, "compile", compile_params(target="triton"))  # warm the cache
+    r = rpc(server.sock, "compile", params)["result"]
+    assert "IR Dump After SelectStructure (igpu-select-structure)" in r["log"]
+    assert "IR Dump After FilterTritonCandidates (igpu-filter-triton-candidates)" in r["log"]
+    assert r["kernels"][0]["cache"] == "off"
+    src = tmp_path / "add.kir"
+    src.write_text(ADD_KIR)
+    p = run(["compile", src, "--target", "triton", "--server", "require", "--mlir-print-ir-after-all"], env, check=0)
+    assert "IR Dump After ProjectProfiles (igpu-project-profiles)" in p.stderr
+    assert "add: cache: off" in p.stderr
+
+
 def test_relative_path_refused(server):
     r = rpc(server.sock, "compile", {"path": "examples/add.kir", "target": TARGET})
     assert r["error"]["code"] == -32602

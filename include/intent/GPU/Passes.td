@@ -1,0 +1,48 @@
+//===- Passes.td - the shared GPU passes -------------------------*- tablegen -*-===//
+//
+// The shared stage of tuning.md §2-§5 as a pass pipeline on one kir.kernel:
+// fix the program structure, project the profile rows onto its typed
+// parameters, filter the candidates for the provider. Each pass writes what it
+// decided into the kernel as verified igpu attributes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INTENT_GPU_PASSES
+#define INTENT_GPU_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def SelectStructure : Pass<"igpu-select-structure", "::intent::kir::KernelOp"> {
+  let summary = "Fix one program structure and declare its typed physical parameters";
+  let description = [{
+    Assigns every axis a role, chooses the structure (tiles, row reduction, row
+    scan, split reduction, matmul) and the structural family, and declares the
+    parameters of that structure with their domains. Writes `igpu.structure`,
+    `igpu.family`, `igpu.facts` (why this family) and `igpu.parameters`.
+    Fails with a located "no realization" diagnostic for forms it cannot map.
+  }];
+  let dependentDialects = ["::intent::igpu::IGPUDialect"];
+}
+
+def ProjectProfiles : Pass<"igpu-project-profiles", "::intent::kir::KernelOp"> {
+  let summary = "Project every profile row of the selected family onto the parameter domains";
+  let description = [{
+    Reads `igpu.family` and `igpu.parameters` from the kernel. Each row's
+    column for a parameter's role is a preference: the largest domain value not
+    above it, else the domain's minimum (tuning.md §4). Writes the projected
+    rows, deduplicated, as `igpu.configurations<"shared", ...>`.
+  }];
+  let dependentDialects = ["::intent::igpu::IGPUDialect"];
+}
+
+def FilterTritonCandidates : Pass<"igpu-filter-triton-candidates", "::intent::kir::KernelOp"> {
+  let summary = "Triton legality, consumer-less options and deduplication of the projected rows";
+  let description = [{
+    Classifies each projected row as kept, illegal, unknown (left to Triton) or
+    a duplicate of an earlier row (tuning.md §5), and writes the kept rows as
+    `igpu.configurations<"complete", ...>`. Fails, naming every row's reason,
+    when no candidate remains.
+  }];
+  let dependentDialects = ["::intent::igpu::IGPUDialect"];
+}
+
+#endif // INTENT_GPU_PASSES

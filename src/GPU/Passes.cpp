@@ -1,0 +1,243 @@
+//===- Passes.cpp - structure selection, projection, Triton filtering -----===//
+#include "intent/GPU/Passes.h"
+#include "intent/Tuning/Columns.h"
+#include "intent/Tuning/Projection.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+using namespace mlir;
+using namespace intent;
+using namespace intent::gpu;
+
+namespace intent::gpu {
+#define GEN_PASS_DEF_SELECTSTRUCTURE
+#define GEN_PASS_DEF_PROJECTPROFILES
+#define GEN_PASS_DEF_FILTERTRITONCANDIDATES
+#include "intent/GPU/Passes.h.inc"
+} // namespace intent::gpu
+
+namespace {
+
+constexpr const char kFamily[] = "igpu.family";
+constexpr const char kStructure[] = "igpu.structure";
+constexpr const char kFacts[] = "igpu.facts";
+constexpr const char kParameters[] = "igpu.parameters";
+constexpr const char kConfigurations[] = "igpu.configurations";
+
+ArrayAttr stringArray(Builder &b, const std::vector<std::string> &v) {
+  SmallVector<Attribute> a;
+  for (const auto &x : v)
+    a.push_back(b.getStringAttr(x));
+  return b.getArrayAttr(a);
+}
+
+/// The program's typed parameters as #igpu.parameter attributes.
+ArrayAttr parameterAttrs(MLIRContext *ctx, const ProgramStructure &ps) {
+  Builder b(ctx);
+  SmallVector<Attribute> params;
+  for (const Parameter &p : ps.parameters)
+    params.push_back(igpu::ParameterAttr::get(ctx, p.symbol, p.role, p.kind,
+                                              b.getDenseI64ArrayAttr(p.domain),
+                                              stringArray(b, p.consumers),
+                                              stringArray(b, p.requirements)));
+  return b.getArrayAttr(params);
+}
+
+/// Replaces `igpu.configurations` with a verified set of `stage` over the
+/// kernel's declared parameters; `rows` are unique complete bindings.
+LogicalResult setConfigurations(kir::KernelOp kernel, StringRef stage,
+                                const std::vector<providers::Candidate> &rows) {
+  MLIRContext *ctx = kernel.getContext();
+  Builder b(ctx);
+  auto params = kernel->getAttrOfType<ArrayAttr>(kParameters);
+  SmallVector<Attribute> rowAttrs;
+  for (const providers::Candidate &c : rows) {
+    SmallVector<int64_t> values;
+    for (auto p : params.getAsRange<igpu::ParameterAttr>())
+      if (!p.isLaunchBound())
+        values.push_back(c.count(p.getSymbol().str()) ? c.at(p.getSymbol().str())
+                                                      : p.getDomain().asArrayRef().front());
+    rowAttrs.push_back(b.getDenseI64ArrayAttr(values));
+  }
+  auto set = igpu::ConfigurationSetAttr::getChecked(
+      [&] { return kernel.emitError() << "internal: invalid configuration set: "; }, ctx, stage,
+      params, b.getArrayAttr(rowAttrs));
+  if (!set)
+    return failure();
+  kernel->setAttr(kConfigurations, set);
+  return success();
+}
+
+/// Fails unless an earlier pass of the pipeline bound the state and wrote `attr`.
+LogicalResult requireInput(Pass &pass, PipelineState *state, kir::KernelOp kernel,
+                           StringRef attr) {
+  if (!state || !state->ctx)
+    return kernel.emitError() << pass.getArgument()
+                              << " runs inside the compile pipeline (it needs the provider context)";
+  if (!attr.empty() && !kernel->hasAttr(attr))
+    return kernel.emitError() << pass.getArgument() << " needs '" << attr
+                              << "' (run igpu-select-structure first)";
+  return success();
+}
+
+struct SelectStructurePass : ::intent::gpu::impl::SelectStructureBase<SelectStructurePass> {
+  SelectStructurePass() = default;
+  explicit SelectStructurePass(PipelineState &s) : state(&s) {}
+
+  void runOnOperation() override {
+    kir::KernelOp kernel = getOperation();
+    if (failed(requireInput(*this, state, kernel, "")))
+      return signalPassFailure();
+    state->structure = analyzeKernel(kernel, state->ctx->caps);
+    if (!state->structure)
+      return signalPassFailure();
+    const ProgramStructure &ps = *state->structure;
+    Builder b(kernel.getContext());
+    kernel->setAttr(kFamily, b.getStringAttr(ps.family));
+    kernel->setAttr(kStructure, b.getStringAttr(structureName(ps.kind)));
+    kernel->setAttr(kFacts, stringArray(b, ps.facts));
+    kernel->setAttr(kParameters, parameterAttrs(kernel.getContext(), ps));
+    markAllAnalysesPreserved();
+  }
+
+  PipelineState *state = nullptr;
+};
+
+struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectProfilesPass> {
+  ProjectProfilesPass() = default;
+  explicit ProjectProfilesPass(PipelineState &s) : state(&s) {}
+
+  /// Projects one row onto the declared domains (tuning.md §4): each parameter
+  /// takes the largest domain value not above its column's request.
+  providers::Candidate project(ArrayAttr params, const tuning::EffectiveRow &row) {
+    tuning::Provider provider = state->ctx->provider;
+    providers::Candidate c;
+    for (auto p : params.getAsRange<igpu::ParameterAttr>()) {
+      if (p.isLaunchBound())
+        continue; // bound at launch (coverage)
+      ArrayRef<int64_t> domain = p.getDomain().asArrayRef();
+      std::optional<std::string> column = tuning::columnForRole(provider, p.getRole().str());
+      int64_t request = column ? row.values[*tuning::columnIndex(provider, *column)] : domain.front();
+      c[p.getSymbol().str()] = tuning::projectPreference({domain.begin(), domain.end()}, request);
+    }
+    return c;
+  }
+
+  void runOnOperation() override {
+    kir::KernelOp kernel = getOperation();
+    if (failed(requireInput(*this, state, kernel, kParameters)))
+      return signalPassFailure();
+    auto params = kernel->getAttrOfType<ArrayAttr>(kParameters);
+    std::string family = kernel->getAttrOfType<StringAttr>(kFamily).str();
+    state->rows.clear();
+    std::vector<providers::Candidate> projected;
+    for (const tuning::EffectiveRow &row : state->ctx->table.rows(family)) {
+      state->rows.push_back({&row, project(params, row)});
+      if (llvm::find(projected, state->rows.back().bound) == projected.end())
+        projected.push_back(state->rows.back().bound);
+    }
+    if (failed(setConfigurations(kernel, "shared", projected)))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  PipelineState *state = nullptr;
+};
+
+struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesBase<FilterTritonCandidatesPass> {
+  FilterTritonCandidatesPass() = default;
+  explicit FilterTritonCandidatesPass(PipelineState &s) : state(&s) {}
+
+  /// Triton legality of one complete binding (tuning.md §5).
+  void legality(RowOutcome &o) {
+    const ProgramStructure &ps = *state->structure;
+    const tuning::TargetCaps &caps = state->ctx->caps;
+    auto get = [&](const char *k) { return o.bound.count(k) ? o.bound.at(k) : 1; };
+    int64_t warps = get("NUM_WARPS");
+    int64_t threads = warps * 32;
+    int64_t elems = 0;
+    switch (ps.kind) {
+    case StructureKind::Tiles: elems = get("OWN_M") * get("OWN_N"); break;
+    case StructureKind::RowReduction: elems = get("OWN_M") * get("RED_N"); break;
+    case StructureKind::RowScan: elems = get("OWN_M") * get("SCAN_N"); break;
+    case StructureKind::SplitReduction: elems = get("RED_M") * get("OWN_N"); break;
+    case StructureKind::Matmul: elems = get("BM") * get("BN"); break;
+    }
+    auto reject = [&](const char *status, std::string reason) {
+      o.status = status;
+      o.reason = std::move(reason);
+    };
+    if (elems > (int64_t(1) << 20))
+      return reject("illegal", "fragment of " + std::to_string(elems) + " elements exceeds Triton's 2^20");
+    if (threads > caps.maxThreadsPerBlock && caps.maxThreadsPerBlock)
+      return reject("illegal", std::to_string(warps) + " warps exceed " +
+                                   std::to_string(caps.maxThreadsPerBlock) + " threads per block");
+    // Register footprint: at most 256 live fp32 values per thread in a tile.
+    if (ps.kind != StructureKind::Matmul && elems / threads > 256)
+      return reject("illegal", "register footprint " + std::to_string(elems / threads) +
+                                   " elements per thread exceeds 256");
+    if (ps.kind != StructureKind::Matmul)
+      return;
+    int64_t bytes = ps.dominantBits > 16 ? 4 : 2; // operand element width
+    int64_t smem = (get("BM") + get("BN")) * get("BK") * bytes * std::max<int64_t>(get("NUM_STAGES"), 1);
+    if (caps.smemPerBlock && smem > caps.smemPerBlock)
+      return reject("illegal", "pipeline needs " + std::to_string(smem / 1024) + " KiB shared memory, above " +
+                                   std::to_string(caps.smemPerBlock / 1024) + " KiB per block");
+    if (get("BM") * get("BN") / threads > 256)
+      reject("unknown", "large accumulator per thread; register allocation is left to Triton");
+  }
+
+  void runOnOperation() override {
+    kir::KernelOp kernel = getOperation();
+    if (failed(requireInput(*this, state, kernel, kConfigurations)))
+      return signalPassFailure();
+    const ProgramStructure &ps = *state->structure;
+    std::vector<RowOutcome> &rows = state->rows;
+    auto live = [](const RowOutcome &o) { return o.status == "kept" || o.status == "unknown"; };
+    for (size_t i = 0; i < rows.size(); ++i) {
+      RowOutcome &o = rows[i];
+      legality(o);
+      if (o.status == "illegal")
+        continue;
+      for (size_t j = 0; j < i; ++j)
+        if (live(rows[j]) && rows[j].bound == o.bound) {
+          o.status = "duplicate";
+          o.reason = "equal to row " + std::to_string(j) + " (" +
+                     tuning::rowSourceName(rows[j].row->source) + " #" +
+                     std::to_string(rows[j].row->index) + ") after projection";
+          break;
+        }
+    }
+    state->candidates.clear();
+    for (const RowOutcome &o : rows)
+      if (live(o))
+        state->candidates.push_back(o.bound);
+    if (state->candidates.empty()) {
+      InFlightDiagnostic d = kernel.emitError()
+                             << "no legal candidate for family '" << ps.family
+                             << "': every row of the profile table was rejected";
+      for (const RowOutcome &o : rows)
+        d.attachNote() << tuning::rowSourceName(o.row->source) << " row " << o.row->index << ": "
+                       << o.status << ": " << o.reason;
+      return signalPassFailure();
+    }
+    if (failed(setConfigurations(kernel, "complete", state->candidates)))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  PipelineState *state = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Pass> gpu::createSelectStructurePass(PipelineState &state) {
+  return std::make_unique<SelectStructurePass>(state);
+}
+std::unique_ptr<Pass> gpu::createProjectProfilesPass(PipelineState &state) {
+  return std::make_unique<ProjectProfilesPass>(state);
+}
+std::unique_ptr<Pass> gpu::createFilterTritonCandidatesPass(PipelineState &state) {
+  return std::make_unique<FilterTritonCandidatesPass>(state);
+}

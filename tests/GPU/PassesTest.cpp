@@ -1,0 +1,125 @@
+// The shared pass pipeline (include/intent/GPU/Passes.td) run pass by pass on a
+// parsed example: what each pass writes into the kernel, and how a pass run out
+// of order or without the compile's provider context fails.
+#include "intent/GPU/Passes.h"
+#include "intent/KIR/Parse.h"
+#include "intent/Tuning/ProfileTable.h"
+#include "intent/Tuning/Targets.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+using namespace intent;
+
+namespace {
+struct Fixture {
+  MLIRContext ctx{MLIRContext::Threading::DISABLED};
+  std::vector<std::string> diags;
+  OwningOpRef<ModuleOp> module;
+  gpu::ProviderContext provider;
+  gpu::PipelineState state;
+
+  explicit Fixture(const char *example) {
+    DialectRegistry registry;
+    kir::registerKIRDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+    ctx.getDiagEngine().registerHandler([this](Diagnostic &d) {
+      diags.push_back(d.str());
+      return success();
+    });
+    llvm::SourceMgr sm;
+    std::string path = std::string(INTENT_SOURCE_DIR) + "/examples/" + example;
+    REQUIRE(sm.AddIncludeFile(path, llvm::SMLoc(), path) != 0);
+    module = kir::parseKIR(sm, ctx);
+    REQUIRE(module);
+    std::string configs = std::string(INTENT_SOURCE_DIR) + "/configs/";
+    auto targets = tuning::loadTargets(configs + "targets.json");
+    REQUIRE(targets);
+    auto table = tuning::loadProfileTable(configs + "triton.json", tuning::Provider::Triton);
+    REQUIRE(table);
+    provider.provider = tuning::Provider::Triton;
+    provider.caps = targets->at("sm_90");
+    provider.table = tuning::applyOverride(*table, nullptr, tuning::Provider::Triton);
+    state.ctx = &provider;
+  }
+  kir::KernelOp kernel() { return *module->getOps<kir::KernelOp>().begin(); }
+  LogicalResult run(std::vector<std::unique_ptr<Pass>> passes) {
+    PassManager pm(&ctx, kir::KernelOp::getOperationName());
+    for (auto &p : passes)
+      pm.addPass(std::move(p));
+    return pm.run(kernel());
+  }
+  std::string attr(StringRef name) {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    if (Attribute a = kernel()->getAttr(name))
+      a.print(os);
+    return s;
+  }
+};
+} // namespace
+
+TEST_CASE("igpu-select-structure writes the structure, family, facts and parameters") {
+  Fixture f("softmax.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructurePass(f.state));
+  REQUIRE(succeeded(f.run(std::move(passes))));
+  CHECK(f.attr("igpu.structure") == "\"row_reduction\"");
+  CHECK(f.attr("igpu.family") == "\"region_reduction\"");
+  CHECK(f.attr("igpu.facts").find("broadcast back into its own source region") != std::string::npos);
+  CHECK(f.attr("igpu.parameters").find("#igpu.parameter<\"COVER\", role = \"coverage\"") != std::string::npos);
+  CHECK(f.attr("igpu.configurations").empty());
+  REQUIRE(f.state.structure);
+  CHECK(f.state.structure->parameters.size() == 5);
+}
+
+TEST_CASE("the pipeline projects, then filters into a complete configuration set") {
+  Fixture f("gemm_f16.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructurePass(f.state));
+  passes.push_back(gpu::createProjectProfilesPass(f.state));
+  REQUIRE(succeeded(f.run(std::move(passes))));
+  CHECK(f.attr("igpu.configurations").rfind("#igpu.configurations<\"shared\"", 0) == 0);
+  size_t rows = f.provider.table.rows("contraction_narrow").size();
+  CHECK(f.state.rows.size() == rows);
+
+  std::vector<std::unique_ptr<Pass>> filter;
+  filter.push_back(gpu::createFilterTritonCandidatesPass(f.state));
+  REQUIRE(succeeded(f.run(std::move(filter))));
+  CHECK(f.attr("igpu.configurations").rfind("#igpu.configurations<\"complete\"", 0) == 0);
+  CHECK(!f.state.candidates.empty());
+  CHECK(f.state.candidates.size() <= rows);
+  // Every complete row is one printed array.
+  std::string set = f.attr("igpu.configurations");
+  size_t arrays = 0;
+  for (size_t at = set.find("array<i64"); at != std::string::npos; at = set.find("array<i64", at + 1))
+    ++arrays;
+  CHECK(arrays == f.state.candidates.size());
+}
+
+TEST_CASE("a pass run before the structure is chosen names the pass it needs") {
+  Fixture f("add.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createProjectProfilesPass(f.state));
+  CHECK(failed(f.run(std::move(passes))));
+  REQUIRE(!f.diags.empty());
+  CHECK(f.diags[0] == "igpu-project-profiles needs 'igpu.parameters' (run igpu-select-structure first)");
+}
+
+TEST_CASE("a pass without the compile's provider context fails with a diagnostic") {
+  Fixture f("add.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructure()); // the generated, context-free constructor
+  CHECK(failed(f.run(std::move(passes))));
+  REQUIRE(!f.diags.empty());
+  CHECK(f.diags[0] == "igpu-select-structure runs inside the compile pipeline (it needs the provider context)");
+}
