@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build git
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19 libclang-rt-19-dev
   libzstd-dev zlib1g-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libsqlite3-dev sqlite3 doctest-dev libasio-dev
-  python3 python3-pip
+  valgrind python3 python3-pip
 )
 # module:package (the import name is checked, the package is installed)
 PIP_PACKAGES=(pytest:pytest xdist:pytest-xdist numpy:numpy torch:torch triton:triton)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set up, build, then doctest units (ctest), lit
 # (IR and CLI), pytest (generated kernels on the CPU interpreter, the Python
-# runtime, cache and server integration with real processes) and the KIR
-# parser fuzzer for 60 s.
+# runtime, cache and server integration with real processes) and the two KIR
+# fuzzers (parser; whole compile) for 60 s each.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/setup.sh"
@@ -15,7 +15,7 @@ echo "== doctest units"
 ctest --test-dir "$BUILD" --output-on-failure -j 2
 echo "== lit"
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -q "$BUILD/tests"
-echo "== fuzz (KIR parser + verifier, ${FUZZ_SECONDS:-60} s)"
+echo "== fuzz (KIR parser + verifier; KIR compile; ${FUZZ_SECONDS:-60} s each)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}" "$ROOT/tests/fuzz/run.sh"
 cd "$ROOT"
 # One pytest session per suite: each suite has its own conftest helpers.

@@ -173,8 +173,6 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       contracts.push_back(c);
     if (isa<kir::ReduceOp, kir::ScanOp>(op))
       reductions.push_back(&op);
-    if (isa<kir::TransposeOp>(op) && contracts.empty())
-      ; // handled by axis propagation
   }
   // Dominant element width: the widest view element.
   int bits = 0;
@@ -209,8 +207,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   int rank = anchorShape.size();
 
   // Contraction: canonical axes are [batch..., m, n]; the operands' K axis gets
-  // the extra canonical axis `rank`.
-  if (ps.kind == StructureKind::Matmul) {
+  // the extra canonical axis `rank`. (A reduction's structure is decided below.)
+  if (!contracts.empty()) {
     kir::ContractOp c = contracts.front();
     std::string err;
     auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);

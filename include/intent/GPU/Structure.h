@@ -53,7 +53,7 @@ struct ContractionInfo {
 
 /// Result of the structure pass for one kernel.
 struct ProgramStructure {
-  StructureKind kind;
+  StructureKind kind = StructureKind::Tiles; ///< set by analyzeKernel for every structure
   std::string family;
   std::vector<std::string> facts; ///< why this family (printed by explain)
   /// Iteration space: extents (KIR dims) of the canonical axes; the last one is
