@@ -48,6 +48,22 @@ def t(fn):
     return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
+def rotating_rounds(fns, names, work, rounds=6):
+    """Times fns[name] for every name in `rounds` rounds, the order rotating and reversing each
+    round (clock ramps and drift fall on every variant alike); returns name -> (median, min, max)
+    of work / milliseconds."""
+    scores = {k: [] for k in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for k in (order if r % 2 == 0 else order[::-1]):
+            scores[k].append(work / t(fns[k]))
+    out = {}
+    for k, v in scores.items():
+        v = sorted(v)
+        out[k] = ((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2, v[0], v[-1])
+    return out
+
+
 def tg(fn):
     return do_bench_cudagraph(fn, rep=100, return_mode="median")
 
@@ -563,15 +579,8 @@ def ws_probe():
             return max(ks, key=timed.get) if ks else None
         finals = [k for k in {best("cublas"), best("generated"), best("handwritten"), best("tile ws=0"),
                               best("tile ws=1"), best("persist ws=0"), best("persist ws=1")} if k]
-        scores = {k: [] for k in finals}
-        for r in range(6):
-            order = finals[r % len(finals):] + finals[:r % len(finals)]
-            for k in (order if r % 2 == 0 else order[::-1]):
-                scores[k].append(flop / t(fns[k]) / 1e9)
-        for k in finals:
-            v = sorted(scores[k])
-            emit(kind="ws_final", case=case, shape=shape, variant=k, TFLOPs_median=(v[2] + v[3]) / 2,
-                 TFLOPs_min=v[0], TFLOPs_max=v[-1])
+        for k, (med, lo, hi) in rotating_rounds(fns, finals, flop / 1e9).items():
+            emit(kind="ws_final", case=case, shape=shape, variant=k, TFLOPs_median=med, TFLOPs_min=lo, TFLOPs_max=hi)
 
 
 _APPROX_RECIP = """
@@ -624,15 +633,8 @@ def lnvar_probe():
                 if tb > best.get(tag, (0, None))[0]:
                     best[tag] = (tb, run)
         fns.update({tag: run for tag, (tb, run) in best.items()})
-        names = list(fns)
-        scores = {k: [] for k in names}
-        for r in range(6):
-            order = names[r % len(names):] + names[:r % len(names)]
-            for k in (order if r % 2 == 0 else order[::-1]):
-                scores[k].append(byt / t(fns[k]) / 1e9)
-        for k in names:
-            v = sorted(scores[k])
-            emit(kind="lnvar_final", shape=shape, variant=k, TBps_median=(v[2] + v[3]) / 2, TBps_min=v[0], TBps_max=v[-1])
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9).items():
+            emit(kind="lnvar_final", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
 def dump_probe():

@@ -1010,8 +1010,10 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
   std::string sam = strideOf(ci.lhsLoad.getView(), mAx), sak = strideOf(ci.lhsLoad.getView(), kAx);
   std::string sbk = strideOf(ci.rhsLoad.getView(), kAx), sbn = strideOf(ci.rhsLoad.getView(), nAx);
   // Split K: program z of SPLIT_K sums its share of the K tiles into an f32
-  // workspace; a second launch (PHASE 1) adds the partials in split order and
-  // runs the epilogue.
+  // workspace and counts itself in on the tile's semaphore; the last of the
+  // SPLIT_K programs to arrive adds the partials in split order (so the sum
+  // does not depend on arrival order), resets the semaphore and runs the
+  // epilogue. One launch: no second kernel, no second host launch.
   std::string wsOffset = "((s * " + (batched ? dimExpr(ps.extents[0]) : std::string("1")) + " + " +
                          (batched ? "pid_b" : "0") + ") * " + M + " + rm.to(tl.int64)[:, None]) * " + N +
                          " + rn.to(tl.int64)[None, :]";
@@ -1023,13 +1025,6 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
   py.line("else:");
   py.line("    k_lo = 0");
   py.line("    k_hi = tl.cdiv(" + kDim + ", BK)");
-  py.line("if PHASE == 1:");
-  py.push();
-  py.line("for s in range(0, SPLIT_K):");
-  py.line("    acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0)");
-  py.pop();
-  py.line("else:");
-  py.push();
   if (tma) {
     // Unbatched: host-side descriptors built by the launcher for the candidate's
     // block shape (measured 2-6% faster than device-side ones on the H200).
@@ -1097,12 +1092,20 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
   py.pop();
   if (tma)
     py.pop();
-  py.pop(); // PHASE
-  py.line("if SPLIT_K > 1 and PHASE == 0:");
+  std::string semIndex = std::string(batched ? "pid_b * num_pid_m * num_pid_n + " : "") + "pid";
+  py.line("last = True");
+  py.line("if SPLIT_K > 1:");
   py.line("    s = tl.program_id(2)");
   py.line("    tl.store(ws + " + wsOffset + ", acc, mask=" + outMask + ")");
-  py.line("else:");
+  py.line("    tl.debug_barrier()  # every thread's partial is written before the count");
+  py.line("    last = tl.atomic_add(sem + " + semIndex + ", 1, sem=\"acq_rel\", scope=\"gpu\") == SPLIT_K - 1");
+  py.line("if last:");
   py.push();
+  py.line("if SPLIT_K > 1:");
+  py.line("    acc = tl.zeros([BM, BN], dtype=tl.float32)");
+  py.line("    for s in range(0, SPLIT_K):");
+  py.line("        acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0, cache_modifier=\".cg\")");
+  py.line("    tl.atomic_xchg(sem + " + semIndex + ", 0)  # ready for the next launch");
   // Epilogue: the rest of the kernel at output coordinates.
   e.coords.coord.assign(rank + 1, "");
   e.coords.mask.assign(rank + 1, "");
@@ -1265,7 +1268,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       kparams.push_back(e.argName(v) + "_odesc");
   }
   if (ps.kind == StructureKind::Matmul)
-    kparams.push_back("ws"); // split-K workspace (None unless SPLIT_K > 1)
+    kparams.push_back("ws");  // split-K workspace (None unless SPLIT_K > 1)
+    kparams.push_back("sem"); // split-K per-tile arrival counters (None unless SPLIT_K > 1)
   kargs.push_back("R");
   kargs.push_back("C");
   keyNames.push_back("R");
@@ -1277,7 +1281,6 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       constexprs.push_back(p.symbol);
   if (ps.kind == StructureKind::Matmul) {
     constexprs.push_back("NUM_STAGES");
-    constexprs.push_back("PHASE");
     if (tma && batchedMM)
       constexprs.push_back("FLAT");
   }
@@ -1415,7 +1418,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
                "META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), " +
                std::string(ps.contraction->batch ? "_ext_b" : "1") +
-               ", META['SPLIT_K'] if META['PHASE'] == 0 else 1)";
+               ", META['SPLIT_K'])";
     break;
   }
   }
@@ -1473,7 +1476,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
     if (ps.contraction->batch)
       os << "    _ext_b = " << dimExpr(ps.extents[0]) << "\n";
-    os << "    extra['PHASE'] = 0\n    extra['ws'] = None\n";
+    os << "    extra['ws'] = None\n    extra['sem'] = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
     os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
@@ -1518,18 +1521,18 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    return _LAST[1]\n\n";
   if (ps.kind == StructureKind::Matmul)
     os << "def _workspace(cand, wshape):\n"
+          "    \"\"\"Split K: the f32 partials [SPLIT_K, batch, M, N] and one zeroed arrival counter per\n"
+          "    output tile (the last arriver resets it), allocated per launch on the caller's stream.\"\"\"\n"
           "    k = cand.get(\"SPLIT_K\", 1)\n"
-          "    return torch.empty((k,) + wshape[0], device=wshape[1], dtype=torch.float32) if k > 1 else None\n\n"
-          "def _launch(grid, args, meta, cand, wshape, ws=None):\n"
-          "    opts = dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n"
-          "    if cand.get(\"SPLIT_K\", 1) == 1:\n"
-          "        " << jitName << "[grid(meta)](*args, **meta, **opts)\n"
-          "        return\n"
-          "    # Split K: partial sums into the workspace, then their sum in split order + epilogue.\n"
-          "    ws = _workspace(cand, wshape) if ws is None else ws\n"
-          "    for phase in (0, 1):\n"
-          "        m = dict(meta, ws=ws, PHASE=phase)\n"
-          "        " << jitName << "[grid(m)](*args, **m, **opts)\n\n";
+          "    if k == 1:\n"
+          "        return {}\n"
+          "    (b, m, n), dev = wshape\n"
+          "    tiles = b * triton.cdiv(m, cand[\"BM\"]) * triton.cdiv(n, cand[\"BN\"])\n"
+          "    return dict(ws=torch.empty((k, b, m, n), device=dev, dtype=torch.float32),\n"
+          "                sem=torch.zeros(tiles, device=dev, dtype=torch.int32))\n\n"
+          "def _launch(grid, args, meta, cand, wshape, work=None):\n"
+          "    m = dict(meta, **(_workspace(cand, wshape) if work is None else work))\n"
+          "    " << jitName << "[grid(m)](*args, **m, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
   os << "def _run_candidate(cand, launch_args):\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _validated(launch_args)\n";
   os << "    if empty:\n        return\n";
@@ -1564,7 +1567,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
   if (ps.kind == StructureKind::Matmul)
-    os << "    ws = _workspace(cand, wshape)\n";
+    os << "    work = _workspace(cand, wshape)  # reused: each run leaves the counters at zero\n";
   os << "    def run():\n";
   for (const auto &r : reset) {
     std::string n = r.substr(1, r.size() - 2);
@@ -1572,7 +1575,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   if (ps.kind == StructureKind::Matmul) {
     os << "        if not empty:\n";
-    os << "            _launch(grid, args, meta, cand, wshape, ws)\n";
+    os << "            _launch(grid, args, meta, cand, wshape, work)\n";
   } else {
     os << "        if not empty:\n";
     os << "            " << jitName << "[g](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n";
@@ -1597,7 +1600,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
   if (ps.kind == StructureKind::Matmul)
-    os << "    # Split-K candidates need two launches: Triton's autotuner cannot run them.\n"
+    os << "    # Split-K candidates need a workspace per configuration: Triton's autotuner cannot run them.\n"
           "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1]\n"
           "    if cands and not whole:\n"
           "        _run_candidate(cands[0], (" << params << (kernel.getNumArguments() == 1 ? "," : "") << "))\n"

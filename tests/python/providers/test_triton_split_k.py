@@ -1,5 +1,6 @@
 """Split K (reduction_outer -> SPLIT_K) on the CPU interpreter: f32 partials per K
-share, summed in split order by a second launch that runs the fused epilogue.
+share; the last program of a tile to arrive (per-tile counter) sums them in split order
+and runs the fused epilogue, in one launch.
 Pointer-form candidates (tensor descriptors need a GPU); the GPU harness runs the
 declared descriptor rows."""
 import os
@@ -55,8 +56,8 @@ def test_split_k_long_k_128x128x65536(compile_kir):
 
 def test_split_k_declared_rows_and_autotune_path(compile_kir, monkeypatch):
     """The shipped narrow table declares split rows; Triton's autotuner (INTENT_RUNTIME=0)
-    never gets them (they need two launches). When only split candidates are eligible,
-    launch() runs the first one through the two-launch path."""
+    never gets them (they need a workspace per configuration). When only split candidates are
+    eligible, launch() runs the first one through the runtime's launcher."""
     path = os.path.join(REPO, "examples", "gemm_f16.kir")
     tmod = compile_kir(path, target="triton")["gemm_f16"]
     rmod = compile_kir(path, target="reference")["gemm_f16"]
@@ -71,3 +72,30 @@ def test_split_k_declared_rows_and_autotune_path(compile_kir, monkeypatch):
     got = clone_args(base)
     tmod.launch(*got)
     compare(got[2], want[2], "launch, split candidates only", True)
+
+
+def test_split_k_is_one_launch_and_leaves_the_counters_at_zero(compile_kir, monkeypatch):
+    """One kernel launch per call; a bound launcher reuses its workspace, so the arrival
+    counters must be back at zero after every run (else the second run's last arriver never
+    sees SPLIT_K - 1 and the output is not written)."""
+    path = os.path.join(REPO, "examples", "gemm_bias_relu.kir")
+    name = "gemm_bias_relu"
+    tmod = compile_kir(path, target="triton")[name]
+    rmod = compile_kir(path, target="reference")[name]
+    cand = split_candidate(tmod, 3)
+    abi = tmod.ARTIFACT["abi"]
+    base = make_inputs(abi, {"M": 70, "N": 40, "K": 96}, torch.Generator().manual_seed(5))
+    want = clone_args(base)
+    rmod.launch(*want)
+    launches = []
+    jit = tmod.KERNEL.fn
+    real = type(jit).__getitem__
+    monkeypatch.setattr(type(jit), "__getitem__", lambda self, grid: launches.append(grid) or real(self, grid))
+    got = clone_args(base)
+    run = tmod.bind(cand, *got)
+    out = [i for i, p in enumerate(abi["parameters"]) if p["kind"] == "view" and p["access"] == "out"][0]
+    for attempt in range(2):
+        got[out].fill_(float("nan"))
+        run()
+        compare(got[out], want[out], f"bound split-K run {attempt}", True)
+    assert len(launches) == 2 and all(g[2] == 3 for g in launches)
