@@ -1267,9 +1267,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     for (Value v : outDescViews)
       kparams.push_back(e.argName(v) + "_odesc");
   }
-  if (ps.kind == StructureKind::Matmul)
+  if (ps.kind == StructureKind::Matmul) {
     kparams.push_back("ws");  // split-K workspace (None unless SPLIT_K > 1)
     kparams.push_back("sem"); // split-K per-tile arrival counters (None unless SPLIT_K > 1)
+  }
   kargs.push_back("R");
   kargs.push_back("C");
   keyNames.push_back("R");
