@@ -5,12 +5,14 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace intent;
 using namespace intent::gpu;
 
 namespace intent::gpu {
+#define GEN_PASS_DEF_ERASEDEADVALUES
 #define GEN_PASS_DEF_SELECTSTRUCTURE
 #define GEN_PASS_DEF_PROJECTPROFILES
 #define GEN_PASS_DEF_FILTERTRITONCANDIDATES
@@ -80,6 +82,16 @@ LogicalResult requireInput(Pass &pass, PipelineState *state, kir::KernelOp kerne
                               << "' (run igpu-select-structure first)";
   return success();
 }
+
+struct EraseDeadValuesPass : ::intent::gpu::impl::EraseDeadValuesBase<EraseDeadValuesPass> {
+  void runOnOperation() override {
+    // Reverse order: erasing a user can make its operands' producers dead.
+    Block &body = getOperation().getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isOpTriviallyDead(&op))
+        op.erase();
+  }
+};
 
 struct SelectStructurePass : ::intent::gpu::impl::SelectStructureBase<SelectStructurePass> {
   SelectStructurePass() = default;
@@ -232,6 +244,7 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
 
 } // namespace
 
+std::unique_ptr<Pass> gpu::createEraseDeadValuesPass() { return createEraseDeadValues(); }
 std::unique_ptr<Pass> gpu::createSelectStructurePass(PipelineState &state) {
   return std::make_unique<SelectStructurePass>(state);
 }

@@ -5,7 +5,6 @@
 #include "intent/Providers/Triton.h"
 #include "intent/Support/Identity.h"
 #include "intent/Tuning/Columns.h"
-#include "intent/Tuning/Projection.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -44,6 +43,7 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   PipelineState state;
   state.ctx = &ctx;
   PassManager pm(kernel.getContext(), kir::KernelOp::getOperationName());
+  pm.addPass(createEraseDeadValuesPass());
   pm.addPass(createSelectStructurePass(state));
   pm.addPass(createProjectProfilesPass(state));
   if (stop != StopAfter::Shared)

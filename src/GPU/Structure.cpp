@@ -41,6 +41,7 @@ namespace {
 /// Propagates canonical axis identities through the dataflow to a fixpoint.
 struct AxisSolver {
   llvm::DenseMap<Value, SmallVector<int>> &axes;
+  ArrayRef<Attribute> extents; ///< extent of each canonical axis
   bool conflict = false;
   std::string conflictWhy;
 
@@ -59,6 +60,35 @@ struct AxisSolver {
     return false;
   }
   bool known(Value v) const { return axes.count(v); }
+
+  /// Forward through a broadcast whose result is not related otherwise (e.g. a
+  /// row statistic broadcast and stored as is): kept dims take the input's
+  /// axes; each new dim takes the one remaining canonical axis of equal extent.
+  /// None when that is ambiguous.
+  std::optional<SmallVector<int>> broadcastAxes(kir::BroadcastOp b) {
+    ArrayRef<Attribute> shape = shapeOf(b.getResult().getType());
+    SmallVector<int> out(shape.size(), -1);
+    if (isa<KTensor>(b.getInput().getType())) {
+      ArrayRef<int64_t> dims = *b.getDims();
+      for (auto [j, d] : llvm::enumerate(dims))
+        out[d] = axes[b.getInput()][j];
+    }
+    for (auto [i, extent] : llvm::enumerate(shape)) {
+      if (out[i] >= 0)
+        continue;
+      int found = -1;
+      for (int k = 0, e = extents.size(); k < e; ++k)
+        if (extents[k] == extent && !llvm::is_contained(out, k)) {
+          if (found >= 0)
+            return std::nullopt;
+          found = k;
+        }
+      if (found < 0)
+        return std::nullopt;
+      out[i] = found;
+    }
+    return out;
+  }
 
   bool step(Block &body) {
     bool changed = false;
@@ -79,12 +109,16 @@ struct AxisSolver {
       } else if (auto store = dyn_cast<kir::StoreOp>(op)) {
         same({store.getValue(), store.getView()});
       } else if (auto b = dyn_cast<kir::BroadcastOp>(op)) {
-        if (known(b.getResult()) && isa<KTensor>(b.getInput().getType())) {
+        bool tensorIn = isa<KTensor>(b.getInput().getType());
+        if (known(b.getResult()) && tensorIn) {
           SmallVector<int> in;
           ArrayRef<int64_t> dims = *b.getDims(); // keep the optional's value alive
           for (int64_t d : dims)
             in.push_back(axes[b.getResult()][d]);
           changed |= assign(b.getInput(), in);
+        } else if (!known(b.getResult()) && (!tensorIn || known(b.getInput()))) {
+          if (auto out = broadcastAxes(b))
+            changed |= assign(b.getResult(), *out);
         }
       } else if (auto r = dyn_cast<kir::ReduceOp>(op)) {
         SmallVector<Value> vals(r.getInputs());
@@ -286,7 +320,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   SmallVector<int> identity;
   for (int i = 0; i < rank; ++i)
     identity.push_back(i);
-  AxisSolver solver{ps.axes};
+  AxisSolver solver{ps.axes, ps.extents};
   solver.assign(anchor, identity);
   while (solver.step(body) && !solver.conflict) {
   }
@@ -326,6 +360,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   if (!reductions.empty()) {
     if (anyScan && (anyLast || anyLeading))
       return unsupported(reductions.front(), "scans mixed with reductions in one kernel");
+    if (anyScan && reductions.size() > 1)
+      return unsupported(reductions[1], "more than one scan in a kernel");
     if (anyLeading && (anyLast || reductions.size() > 1))
       return unsupported(reductions.front(),
                          "several reductions when one reduces leading axes");

@@ -41,6 +41,7 @@ struct PipelineState {
 #define GEN_PASS_DECL
 #include "intent/GPU/Passes.h.inc"
 
+std::unique_ptr<mlir::Pass> createEraseDeadValuesPass();
 /// The passes of the shared pipeline, bound to `state` (which must outlive them).
 std::unique_ptr<mlir::Pass> createSelectStructurePass(PipelineState &state);
 std::unique_ptr<mlir::Pass> createProjectProfilesPass(PipelineState &state);

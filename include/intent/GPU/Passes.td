@@ -1,7 +1,7 @@
 //===- Passes.td - the shared GPU passes -------------------------*- tablegen -*-===//
 //
 // The shared stage of tuning.md §2-§5 as a pass pipeline on one kir.kernel:
-// fix the program structure, project the profile rows onto its typed
+// erase dead values, fix the program structure, project the profile rows onto its typed
 // parameters, filter the candidates for the provider. Each pass writes what it
 // decided into the kernel as verified igpu attributes.
 //
@@ -10,6 +10,16 @@
 #define INTENT_GPU_PASSES
 
 include "mlir/Pass/PassBase.td"
+
+def EraseDeadValues : Pass<"igpu-erase-dead-values", "::intent::kir::KernelOp"> {
+  let summary = "Erase values that reach no store";
+  let description = [{
+    A load or pure computation whose value never reaches a `kir.store` cannot
+    affect any output; it is erased before the structure is chosen, so a dead
+    value (left over while editing a kernel, say) neither needs an axis nor
+    makes the kernel unsupported.
+  }];
+}
 
 def SelectStructure : Pass<"igpu-select-structure", "::intent::kir::KernelOp"> {
   let summary = "Fix one program structure and declare its typed physical parameters";
