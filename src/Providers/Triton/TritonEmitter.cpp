@@ -85,6 +85,26 @@ const std::map<std::string, std::string> &numericHelperSources() {
        "    # 2^-51 of a/b, and a quotient of two f32 values that is not an f32 value lies\n"
        "    # at least 2^-49 (relative) away from every f32 rounding midpoint.\n"
        "    return (a.to(tl.float64) * r).to(tl.float32)\n"},
+      {"_tanh",
+       "@triton.jit\n"
+       "def _tanh(x):\n"
+       "    # 2 * sigmoid(2x) - 1 cancels near 0 (relative error 1e-3 at |x| = 1e-5): small |x|\n"
+       "    # by a series (f32: the minimax odd polynomial of Cephes' tanhf; f64: the continued\n"
+       "    # fraction x / (1 + x^2 / (3 + x^2 / (5 + ...)))), larger |x| by 1 - 2 / (exp(2|x|) + 1).\n"
+       "    ax = tl.abs(x)\n"
+       "    big = 1.0 - 2.0 / (tl.exp(2.0 * ax) + 1.0)\n"
+       "    big = tl.where(x < 0, -big, big)\n"
+       "    s = x * x\n"
+       "    if x.dtype == tl.float64:\n"
+       "        d = 23.0 + s / 25.0\n"
+       "        for k in tl.static_range(11):\n"
+       "            d = (21.0 - 2.0 * k) + s / d\n"
+       "        small = x / d\n"
+       "    else:\n"
+       "        p = (((-5.70498872745e-3 * s + 2.06390887954e-2) * s - 5.37397155531e-2) * s\n"
+       "             + 1.33314422036e-1) * s - 3.33332819422e-1\n"
+       "        small = tl.where(x == 0, x, p * s * x + x)  # keeps the sign of zero\n"
+       "    return tl.where(ax < 0.625, small, big)\n"},
       {"_rsqrt",
        "@triton.jit\n"
        "def _rsqrt(x):\n"
@@ -235,7 +255,10 @@ std::string Emitter::unaryExpr(StringRef name, const std::string &x, Type t) {
   }
   if (name == "sin") return "tl.sin(" + x + ")";
   if (name == "cos") return "tl.cos(" + x + ")";
-  if (name == "tanh") return "(2.0 * tl.sigmoid(2.0 * " + x + ") - 1.0)";
+  if (name == "tanh") {
+    numericHelpers.insert("_tanh");
+    return "_tanh(" + x + ")";
+  }
   if (name == "erf") return "tl.erf(" + x + ")";
   if (name == "sigmoid") return "tl.sigmoid(" + x + ")";
   if (name == "floor") return "tl.floor(" + x + ")";
@@ -769,7 +792,7 @@ void emitRowReduction(Emitter &e, Block &body) {
   setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
   if (ps.splitAtomic) {
     for (Operation &op : body)
-      if (auto st = dyn_cast<kir::StoreOp>(op)) {
+      if (auto st = dyn_cast<kir::StoreOp>(op); st && !isFullStore(st)) {
         auto [off, mask] = e.address(st.getView());
         std::string ptr = e.argName(st.getView()) + " + " + off;
         py.line("tl.atomic_add(" + ptr + ", " + e.value(st.getValue()) + ", mask=rmask)");
@@ -816,6 +839,11 @@ void emitRowScan(Emitter &e, Block &body) {
     carry.push_back("carry" + std::to_string(k));
     py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
   }
+  // Stores without the scanned axis (they cannot depend on the scan) happen
+  // once, before the segments: also when there are no columns at all.
+  auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };
+  rowColCoords(e, rank, "rows", "rmask", "tl.zeros([1, 1], IDXT)", "False");
+  emitStores(e, body, rowOnly);
   py.line("for c0 in range(0, C, SCAN_N):");
   py.push();
   py.line("lane = tl.arange(0, SCAN_N)[None, :]");
@@ -859,7 +887,7 @@ void emitRowScan(Emitter &e, Block &body) {
   e.cache.clear();
   for (unsigned k = 0; k < n; ++k)
     e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
-  emitStores(e, body, [](kir::StoreOp) { return true; });
+  emitStores(e, body, [&](kir::StoreOp st) { return !rowOnly(st); });
   py.pop();
 }
 
@@ -1401,12 +1429,17 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
      << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
   std::string gridExpr;
   switch (ps.kind) {
-  case StructureKind::Tiles: gridExpr = "(triton.cdiv(R, META['OWN_M']), triton.cdiv(C, META['OWN_N']))"; break;
+  // At least one program per grid dimension: with no rows (or no columns) an
+  // output without that axis, e.g. a row vector stored next to an empty [M, 0]
+  // result, still has elements to write; the masks keep the rest untouched.
+  case StructureKind::Tiles:
+    gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])), max(1, triton.cdiv(C, META['OWN_N'])))";
+    break;
   // Split grids never launch programs that would own no part of the range.
   case StructureKind::RowReduction:
-    gridExpr = "(triton.cdiv(R, META['OWN_M']), max(1, min(META['SPLIT'], triton.cdiv(C, META['RED_N']))))";
+    gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])), max(1, min(META['SPLIT'], triton.cdiv(C, META['RED_N']))))";
     break;
-  case StructureKind::RowScan: gridExpr = "(triton.cdiv(R, META['OWN_M']),)"; break;
+  case StructureKind::RowScan: gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])),)"; break;
   case StructureKind::SplitReduction: {
     bool colsKept = ps.extents.size() == 2 &&
                     !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
@@ -1494,11 +1527,17 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (tma && batchedMM) // batched outputs only need eligibility for the flattened form
     os << "    extra['FLAT'] = bool(tma_ok and _flat_ok(" << params << "))\n";
   // Nothing to do only when no output element exists: an empty reduced axis
-  // still writes identities (or seeds).
+  // still writes identities (or seeds), an empty row axis still lets a column
+  // vector output be written.
+  std::string outputsEmpty;
+  for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
+    if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i]); v && v.getAccess() != kir::Access::In)
+      outputsEmpty += (outputsEmpty.empty() ? "" : " and ") + e.argName(kernel.getArgument(i)) + ".numel() == 0";
   std::string emptyExpr;
   switch (ps.kind) {
-  case StructureKind::Tiles: case StructureKind::RowScan: emptyExpr = "R == 0 or C == 0"; break;
-  case StructureKind::RowReduction: emptyExpr = "R == 0"; break;
+  case StructureKind::Tiles: case StructureKind::RowScan: case StructureKind::RowReduction:
+    emptyExpr = outputsEmpty.empty() ? "True" : outputsEmpty;
+    break;
   case StructureKind::SplitReduction: {
     bool colsKept = ps.extents.size() == 2 &&
                     !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);

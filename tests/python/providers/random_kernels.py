@@ -1,0 +1,95 @@
+"""Random well-typed KIR kernels over rows (for differential testing against the reference).
+
+`generate(seed)` returns KIR text for one kernel `@rk`: inputs x [M, N] f32 (and, by chance, an f16
+matrix, a row vector [M], a column vector [N], a scalar), then 2-9 random steps over a pool of
+[M, N] and [M] f32 values (unary and binary pointwise, scalar operands, reductions along N,
+broadcasts back, scans along N), stored to y [M, N] and sometimes z [M]. Every kernel verifies;
+whether the Triton provider realizes its structure is for the compiler to say.
+"""
+import random
+
+T2 = "!kir.tensor<f32, [M, N]>"
+T1 = "!kir.tensor<f32, [M]>"
+UNARY = ["neg", "abs", "exp", "tanh", "sigmoid", "sin"]
+BINARY = ["add", "sub", "mul", "max", "min"]
+REDUCE = ["add", "max", "min"]
+
+
+def generate(seed):
+    rng = random.Random(seed)
+    args = ["%x: !kir.view<f32, [M, N], in>"]
+    body = ["%x0 = kir.load %x : !kir.view<f32, [M, N], in>"]
+    pool2, pool1 = ["%x0"], []
+    counter = [0]
+
+    def fresh():
+        counter[0] += 1
+        return "%v" + str(counter[0])
+
+    if rng.random() < 0.4:
+        args.append("%h: !kir.view<f16, [M, N], in>")
+        body.append("%h0 = kir.load %h : !kir.view<f16, [M, N], in>")
+        body.append(f"%h1 = kir.cast %h0 : !kir.tensor<f16, [M, N]> to {T2}")
+        pool2.append("%h1")
+    if rng.random() < 0.4:
+        args.append("%r: !kir.view<f32, [M], in>")
+        body.append("%r0 = kir.load %r : !kir.view<f32, [M], in>")
+        pool1.append("%r0")
+    if rng.random() < 0.4:
+        args.append("%c: !kir.view<f32, [N], in>")
+        body.append("%c0 = kir.load %c : !kir.view<f32, [N], in>")
+        body.append(f"%c1 = kir.broadcast %c0 dims [1] : !kir.tensor<f32, [N]> to {T2}")
+        pool2.append("%c1")
+    scalar = rng.random() < 0.3
+    if scalar:
+        args.append("%alpha: f32")
+
+    for _ in range(rng.randint(2, 9)):
+        choices = ["unary2", "binary2", "reduce", "scan"]
+        if scalar:
+            choices.append("scalar2")
+        if pool1:
+            choices += ["bcast", "bcast", "unary1", "binary1"]
+        kind = rng.choice(choices)
+        v = fresh()
+        if kind == "unary2":
+            body.append(f"{v} = kir.{rng.choice(UNARY)} {rng.choice(pool2)} : {T2}")
+            pool2.append(v)
+        elif kind == "binary2":
+            body.append(f"{v} = kir.{rng.choice(BINARY)} {rng.choice(pool2)}, {rng.choice(pool2)} : {T2}")
+            pool2.append(v)
+        elif kind == "scalar2":
+            body.append(f"{v} = kir.{rng.choice(['add', 'mul'])} {rng.choice(pool2)}, %alpha : {T2}, f32")
+            pool2.append(v)
+        elif kind == "reduce":
+            body.append(f"{v} = kir.reduce {rng.choice(REDUCE)} {rng.choice(pool2)} dims [1] : {T2} to {T1}")
+            pool1.append(v)
+        elif kind == "scan":
+            flags = "".join(f for f, p in ((" exclusive", 0.3), (" reverse", 0.3)) if rng.random() < p)
+            body.append(f"{v} = kir.scan add {rng.choice(pool2)} dim 1{flags} : {T2}")
+            pool2.append(v)
+        elif kind == "bcast":
+            body.append(f"{v} = kir.broadcast {rng.choice(pool1)} dims [0] : {T1} to {T2}")
+            pool2.append(v)
+        elif kind == "unary1":
+            body.append(f"{v} = kir.{rng.choice(UNARY)} {rng.choice(pool1)} : {T1}")
+            pool1.append(v)
+        else:  # binary1
+            body.append(f"{v} = kir.{rng.choice(BINARY)} {rng.choice(pool1)}, {rng.choice(pool1)} : {T1}")
+            pool1.append(v)
+
+    args.append("%y: !kir.view<f32, [M, N], out>")
+    body.append(f"kir.store {pool2[-1]}, %y : !kir.view<f32, [M, N], out>")
+    if pool1 and rng.random() < 0.5:
+        args.append("%z: !kir.view<f32, [M], out>")
+        body.append(f"kir.store {pool1[-1]}, %z : !kir.view<f32, [M], out>")
+    lines = ["// random kernel, seed %d" % seed, "module {", "  kir.kernel @rk(" + ", ".join(args) + ") {"]
+    lines += ["    " + b for b in body]
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 0))
