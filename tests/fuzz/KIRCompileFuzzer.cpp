@@ -7,21 +7,14 @@
 // crash, sanitizer report, assertion or leak is a bug. See tests/fuzz/README.md.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzInput.h"
+
 #include "intent/GPU/IGPU.h"
 #include "intent/GPU/Pipeline.h"
-#include "intent/KIR/KIR.h"
-#include "intent/KIR/Parse.h"
 #include "intent/Providers/Reference.h"
 #include "intent/Tuning/ProfileTable.h"
 #include "intent/Tuning/Targets.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
-
-#include <cstddef>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -49,18 +42,9 @@ const intent::gpu::ProviderContext &tritonContext() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const intent::gpu::ProviderContext &provider = tritonContext();
   mlir::DialectRegistry registry;
-  intent::kir::registerKIRDialects(registry);
   registry.insert<intent::igpu::IGPUDialect>();
-  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  ctx.getDiagEngine().registerHandler([](mlir::Diagnostic &) { return mlir::success(); });
-
-  llvm::SourceMgr sm;
-  sm.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(
-          llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.kir"),
-      llvm::SMLoc());
-  mlir::OwningOpRef<mlir::ModuleOp> module = intent::kir::parseKIR(sm, ctx);
+  FuzzInput input(data, size, std::move(registry));
+  mlir::OwningOpRef<mlir::ModuleOp> &module = input.module;
   if (!module)
     return 0;
   std::string error;

@@ -29,6 +29,10 @@ cp "$ROOT"/tests/KIR/*.kir "$BUILD/fuzz/corpus"/ 2>/dev/null || true
 # The compile fuzzer starts from kernels that verify, so mutations reach the passes.
 cp "$ROOT"/examples/*.kir "$ROOT"/tests/python/providers/kir/*.kir "$ROOT"/tests/KIR/roundtrip-*.kir \
   "$BUILD/fuzz/compile-corpus"/ 2>/dev/null || true
+# ... and from random well-typed kernels (the generator of the differential test).
+for seed in $(seq 0 63); do
+  python3 "$ROOT/tests/python/providers/random_kernels.py" "$seed" > "$BUILD/fuzz/compile-corpus/random-$seed.kir"
+done
 
 # ASan: libMLIR/libLLVM are not instrumented; leak checking stays on. LLVM's inline
 # BumpPtrAllocator poisons its slabs only in instrumented code, so a slab an
