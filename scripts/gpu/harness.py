@@ -219,6 +219,22 @@ def division_checks():
     want = 1.0 / torch.sqrt(xs.double())
     rel = ((y.cpu().double() - want).abs() / want).max().item()
     record(kind="check", case="rsqrt_subnormal", err=rel, tol=2 ** -21, ok=rel < 2 ** -21)
+    # tanh (tests/python/providers/kir/tanh.kir): per-element relative error over 1e-30..100, both
+    # signs, signed zeros, infinities, NaN and the series/exponential switch at 0.625. The GPU's exp
+    # and division are approximate (a few ulp); f64 is IEEE.
+    mag = torch.logspace(-30, 2, 20000, dtype=torch.float64)
+    special = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 0.6249, 0.625, 0.6251, -0.625],
+                           dtype=torch.float64)
+    for k, dt, tol in (("tanh_f32", torch.float32, 2e-6), ("tanh_f64", torch.float64, 1e-14)):
+        xt = torch.cat([mag, -mag, special]).to(dt)
+        y = torch.full_like(xt, 7.0, device="cuda")
+        load(os.path.join("tanh", "triton"), k).launch(xt.cuda(), y)
+        got, ref = y.cpu().double(), torch.tanh(xt.double())
+        same = (got == ref) | (torch.isnan(got) & torch.isnan(ref))
+        rel = torch.where(same, torch.zeros_like(got), (got - ref).abs() / ref.abs()).max().item()
+        zeros = xt == 0
+        signs = bool(torch.equal(torch.signbit(y.cpu()[zeros]), torch.signbit(xt[zeros])))
+        record(kind="check", case=k, err=rel, tol=tol, ok=rel <= tol and signs)
 
 
 def f32():

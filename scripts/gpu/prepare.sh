@@ -8,7 +8,7 @@ INTENTC="${INTENTC:-$ROOT/build/bin/intentc}"
 ART="$ROOT/.gpu-artifacts"
 rm -rf "$ART"
 mkdir -p "$ART/kir"
-cp "$ROOT"/examples/*.kir "$ROOT/tests/python/providers/kir/division.kir" \
+cp "$ROOT"/examples/*.kir "$ROOT/tests/python/providers/kir/division.kir" "$ROOT/tests/python/providers/kir/tanh.kir" \
    "$ROOT/tests/python/providers/kir/gemm_f32.kir" "$ROOT/tests/python/providers/kir/gemm_f8.kir" "$ART/kir/"
 # Variants: f32 layernorm (the example is f16 in/out).
 sed 's/f16/f32/g; s/@layernorm/@layernorm_f32/' "$ROOT/examples/layernorm.kir" > "$ART/kir/layernorm_f32.kir"
