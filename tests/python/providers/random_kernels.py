@@ -44,39 +44,31 @@ def generate(seed):
     if scalar:
         args.append("%alpha: f32")
 
+    # kind -> (operand pool, result pool, op text from the chosen operands)
+    steps = {
+        "unary2": (pool2, pool2, lambda a, b: f"kir.{rng.choice(UNARY)} {a} : {T2}"),
+        "binary2": (pool2, pool2, lambda a, b: f"kir.{rng.choice(BINARY)} {a}, {b} : {T2}"),
+        "scalar2": (pool2, pool2, lambda a, b: f"kir.{rng.choice(['add', 'mul'])} {a}, %alpha : {T2}, f32"),
+        "reduce": (pool2, pool1, lambda a, b: f"kir.reduce {rng.choice(REDUCE)} {a} dims [1] : {T2} to {T1}"),
+        "scan": (pool2, pool2, lambda a, b: f"kir.scan add {a} dim 1{scan_flags()} : {T2}"),
+        "bcast": (pool1, pool2, lambda a, b: f"kir.broadcast {a} dims [0] : {T1} to {T2}"),
+        "unary1": (pool1, pool1, lambda a, b: f"kir.{rng.choice(UNARY)} {a} : {T1}"),
+        "binary1": (pool1, pool1, lambda a, b: f"kir.{rng.choice(BINARY)} {a}, {b} : {T1}"),
+    }
+
+    def scan_flags():
+        return "".join(f for f, p in ((" exclusive", 0.3), (" reverse", 0.3)) if rng.random() < p)
+
     for _ in range(rng.randint(2, 9)):
         choices = ["unary2", "binary2", "reduce", "scan"]
         if scalar:
             choices.append("scalar2")
         if pool1:
             choices += ["bcast", "bcast", "unary1", "binary1"]
-        kind = rng.choice(choices)
+        src, dst, text = steps[rng.choice(choices)]
         v = fresh()
-        if kind == "unary2":
-            body.append(f"{v} = kir.{rng.choice(UNARY)} {rng.choice(pool2)} : {T2}")
-            pool2.append(v)
-        elif kind == "binary2":
-            body.append(f"{v} = kir.{rng.choice(BINARY)} {rng.choice(pool2)}, {rng.choice(pool2)} : {T2}")
-            pool2.append(v)
-        elif kind == "scalar2":
-            body.append(f"{v} = kir.{rng.choice(['add', 'mul'])} {rng.choice(pool2)}, %alpha : {T2}, f32")
-            pool2.append(v)
-        elif kind == "reduce":
-            body.append(f"{v} = kir.reduce {rng.choice(REDUCE)} {rng.choice(pool2)} dims [1] : {T2} to {T1}")
-            pool1.append(v)
-        elif kind == "scan":
-            flags = "".join(f for f, p in ((" exclusive", 0.3), (" reverse", 0.3)) if rng.random() < p)
-            body.append(f"{v} = kir.scan add {rng.choice(pool2)} dim 1{flags} : {T2}")
-            pool2.append(v)
-        elif kind == "bcast":
-            body.append(f"{v} = kir.broadcast {rng.choice(pool1)} dims [0] : {T1} to {T2}")
-            pool2.append(v)
-        elif kind == "unary1":
-            body.append(f"{v} = kir.{rng.choice(UNARY)} {rng.choice(pool1)} : {T1}")
-            pool1.append(v)
-        else:  # binary1
-            body.append(f"{v} = kir.{rng.choice(BINARY)} {rng.choice(pool1)}, {rng.choice(pool1)} : {T1}")
-            pool1.append(v)
+        body.append(f"{v} = " + text(rng.choice(src), rng.choice(src)))
+        dst.append(v)
 
     args.append("%y: !kir.view<f32, [M, N], out>")
     body.append(f"kir.store {pool2[-1]}, %y : !kir.view<f32, [M, N], out>")

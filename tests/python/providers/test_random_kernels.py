@@ -13,7 +13,7 @@ import torch
 
 from conftest import CompileError, compile_kir_files
 from random_kernels import generate
-from test_triton_examples import clone_args, compare, make_inputs
+from test_triton_examples import clone_args, make_inputs, run_candidates
 
 FIRST = int(os.environ.get("INTENT_RANDOM_KERNELS_FROM", "0"))
 SEEDS = range(FIRST, FIRST + int(os.environ.get("INTENT_RANDOM_KERNELS", "48")))
@@ -38,9 +38,4 @@ def test_random_kernel_matches_reference(seed, tmp_path):
         base = make_inputs(abi, sizes, torch.Generator().manual_seed(seed * 31 + i))
         want = clone_args(base)
         ref.launch(*want)
-        for cand in picked:
-            got = clone_args(base)
-            tri._run_candidate(cand, tuple(got))
-            for p, g, w in zip(abi["parameters"], got, want):
-                if p["kind"] == "view" and p["access"] != "in":
-                    compare(g, w, f"seed {seed} {sizes} {cand} {p['name']}\n{text}", False)
+        run_candidates(tri, picked, base, want, f"seed {seed} {sizes}\n{text}\n", False)

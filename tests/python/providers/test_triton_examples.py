@@ -69,6 +69,17 @@ def compare(out, ref, name, contraction):
     assert err <= tol, f"{name}: relative error {err:.3e} > {tol:.1e}"
 
 
+def run_candidates(tmod, cands, base, want, label, contraction):
+    """Runs each candidate on a fresh copy of `base` and compares every written view with `want`."""
+    abi = tmod.ARTIFACT["abi"]
+    for cand in cands:
+        got = clone_args(base)
+        tmod._run_candidate(cand, tuple(got))
+        for p, g, w in zip(abi["parameters"], got, want):
+            if p["kind"] == "view" and p["access"] != "in":
+                compare(g, w, f"{label} {cand} {p['name']}", contraction)
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: os.path.basename(p)[:-4])
 def test_example_every_candidate_matches_reference(path, compile_kir):
     name = os.path.basename(path)[:-4]
@@ -95,9 +106,4 @@ def test_example_every_candidate_matches_reference(path, compile_kir):
             if sizes["M"] <= 1:
                 cands = cands[:2]  # extent-1 and empty axes: two candidates keep CI time in bounds
             assert cands, "no candidate can run here"
-            for cand in cands:
-                got = clone_args(base)
-                tmod._run_candidate(cand, tuple(got))
-                for p, g, w in zip(abi["parameters"], got, want):
-                    if p["kind"] == "view" and p["access"] != "in":
-                        compare(g, w, f"{kname} {sizes} {cand} {p['name']}", contraction)
+            run_candidates(tmod, cands, base, want, f"{kname} {sizes}", contraction)
