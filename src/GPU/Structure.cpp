@@ -66,14 +66,20 @@ struct AxisSolver {
   /// axes; each new dim takes the one remaining canonical axis of equal extent.
   /// None when that is ambiguous.
   std::optional<SmallVector<int>> broadcastAxes(kir::BroadcastOp b) {
-    ArrayRef<Attribute> shape = shapeOf(b.getResult().getType());
-    SmallVector<int> out(shape.size(), -1);
+    SmallVector<int> out(shapeOf(b.getResult().getType()).size(), -1);
     if (isa<KTensor>(b.getInput().getType())) {
       ArrayRef<int64_t> dims = *b.getDims();
       for (auto [j, d] : llvm::enumerate(dims))
         out[d] = axes[b.getInput()][j];
     }
-    for (auto [i, extent] : llvm::enumerate(shape)) {
+    return byExtent(b.getResult().getType(), out);
+  }
+
+  /// Completes `out` (-1 = open): each open dimension of a value of type `t`
+  /// takes the one canonical axis of the same extent that `out` does not use.
+  /// None when some open dimension has no such axis or more than one.
+  std::optional<SmallVector<int>> byExtent(Type t, SmallVector<int> out) const {
+    for (auto [i, extent] : llvm::enumerate(shapeOf(t))) {
       if (out[i] >= 0)
         continue;
       int found = -1;
@@ -88,6 +94,18 @@ struct AxisSolver {
       out[i] = found;
     }
     return out;
+  }
+
+  /// A computation the dataflow does not connect to the anchor (e.g. a second
+  /// input reduced on its own) is placed by its extents: the first such value
+  /// in program order whose dimensions match canonical axes unambiguously.
+  bool placeUnrelated(Block &body) {
+    for (Operation &op : body)
+      for (Value r : op.getResults())
+        if (isa<KTensor>(r.getType()) && !known(r))
+          if (auto a = byExtent(r.getType(), SmallVector<int>(shapeOf(r.getType()).size(), -1)))
+            return assign(r, *a);
+    return false;
   }
 
   bool step(Block &body) {
@@ -322,8 +340,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     identity.push_back(i);
   AxisSolver solver{ps.axes, ps.extents};
   solver.assign(anchor, identity);
-  while (solver.step(body) && !solver.conflict) {
-  }
+  do {
+    while (solver.step(body) && !solver.conflict) {
+    }
+  } while (!solver.conflict && solver.placeUnrelated(body));
   if (solver.conflict)
     return unsupported(nullptr, solver.conflictWhy);
   for (Operation &op : body)

@@ -39,3 +39,16 @@ def test_random_kernel_matches_reference(seed, tmp_path):
         want = clone_args(base)
         ref.launch(*want)
         run_candidates(tri, picked, base, want, f"seed {seed} {sizes}\n{text}\n", False)
+
+
+@pytest.mark.parametrize("name", ["two_reductions", "reduction_and_pointwise"])
+def test_unrelated_computations_match_reference(name, compile_kir):
+    """Computations the dataflow does not connect (placed by their extents; tests/GPU/unrelated-values.kir)."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "GPU", "unrelated-values.kir")
+    tri = compile_kir(path, target="triton")[name]
+    ref = compile_kir(path, target="reference")[name]
+    for i, sizes in enumerate(SHAPES):
+        base = make_inputs(tri.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(i))
+        want = clone_args(base)
+        ref.launch(*want)
+        run_candidates(tri, tri.CANDIDATES[:3], base, want, f"{name} {sizes}", False)
