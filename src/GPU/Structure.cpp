@@ -398,6 +398,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                          "and split the reduced range");
       if (rank > 2)
         return unsupported(r, "reductions over leading axes of rank > 2 tensors");
+      // Programs own only the kept axes: a store that spans a reduced axis has no owner.
+      SmallVector<int> reducedAxes;
+      for (int64_t d : r.getDims())
+        reducedAxes.push_back(ps.axes[r.getInputs()[0]][d]);
+      for (Operation &op : body)
+        if (auto st = dyn_cast<kir::StoreOp>(op))
+          for (int a : ps.axes[st.getValue()])
+            if (llvm::is_contained(reducedAxes, a))
+              return unsupported(st, "a store spanning the reduced axes next to a reduction over "
+                                     "leading axes");
       // Atomic merge needs: named add, unordered tree, result stored directly as f32/i32.
       bool direct = r->hasOneUse() && isa<kir::StoreOp>(*r->getUsers().begin());
       Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();

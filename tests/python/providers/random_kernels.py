@@ -3,7 +3,7 @@
 `generate(seed)` returns KIR text for one kernel `@rk`: inputs x [M, N] f32 (and, by chance, an f16
 matrix, a row vector [M], a column vector [N], a scalar), then 2-9 random steps over pools of
 [M, N], [M] and [N] f32 values (unary and binary pointwise, scalar operands, reductions along N,
-broadcasts back, scans along N), stored to y [M, N] (sometimes as f16) and sometimes z [M] and w [N].
+reductions along M, broadcasts back, scans along N), stored to y [M, N] (sometimes as f16) and sometimes z [M] and w [N].
 Every kernel verifies; whether the Triton provider realizes its structure is for the compiler to say.
 """
 import random
@@ -56,6 +56,7 @@ def generate(seed):
         "bcast": (pool1, pool2, lambda a, b: f"kir.broadcast {a} dims [0] : {T1} to {T2}"),
         "unary1": (pool1, pool1, lambda a, b: f"kir.{rng.choice(UNARY)} {a} : {T1}"),
         "binary1": (pool1, pool1, lambda a, b: f"kir.{rng.choice(BINARY)} {a}, {b} : {T1}"),
+        "reduce0": (pool2, poolN, lambda a, b: f"kir.reduce {rng.choice(REDUCE)} {a} dims [0] : {T2} to {TN}"),
         "unaryN": (poolN, poolN, lambda a, b: f"kir.{rng.choice(UNARY)} {a} : {TN}"),
         "bcastN": (poolN, pool2, lambda a, b: f"kir.broadcast {a} dims [1] : {TN} to {T2}"),
     }
@@ -64,7 +65,7 @@ def generate(seed):
         return "".join(f for f, p in ((" exclusive", 0.3), (" reverse", 0.3)) if rng.random() < p)
 
     for _ in range(rng.randint(2, 9)):
-        choices = ["unary2", "binary2", "reduce", "scan"]
+        choices = ["unary2", "binary2", "reduce", "scan", "reduce0"]
         if scalar:
             choices.append("scalar2")
         if pool1:
