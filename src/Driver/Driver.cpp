@@ -56,15 +56,6 @@ std::string driver::defaultConfigDir() {
   return INTENT_SOURCE_CONFIG_DIR;
 }
 
-/// Prints `op` the canonical way.
-static std::string printOp(Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  op->print(os, OpPrintingFlags().assumeVerified());
-  os << "\n";
-  return s;
-}
-
 namespace {
 /// Per-request provider setup: tables and target read once, before any kernel.
 struct ProviderSetup {
@@ -182,7 +173,7 @@ static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
     meta.update(identity);
     kr.files.push_back({"kernel.py", source});
     kr.files.push_back({"artifact.json", meta.dump(2) + "\n"});
-    stageText += printOp(kernel);
+    stageText += kir::printKIR(kernel);
     return true;
   }
   gpu::StopAfter stop = req.stage == Stage::Shared     ? gpu::StopAfter::Shared
@@ -259,7 +250,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
     OwningOpRef<ModuleOp> selected = ModuleOp::create(UnknownLoc::get(&ctx));
     for (kir::KernelOp k : kernels)
       selected->getBody()->push_back(k->clone());
-    result.stageText = printOp(*selected);
+    result.stageText = kir::printKIR(*selected);
   }
 
   ProviderSetup setup;
@@ -273,7 +264,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
     // The canonical KIR of one kernel: a module holding just that kernel.
     OwningOpRef<ModuleOp> single = ModuleOp::create(UnknownLoc::get(&ctx));
     single->getBody()->push_back(kernel->clone());
-    std::string canonical = printOp(*single);
+    std::string canonical = kir::printKIR(*single);
     kr.files.push_back({"kernel.kir", canonical});
     if (req.stage == Stage::KIR) {
       result.kernels.push_back(std::move(kr));

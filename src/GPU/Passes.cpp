@@ -120,19 +120,20 @@ struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectPro
   ProjectProfilesPass() = default;
   explicit ProjectProfilesPass(PipelineState &s) : state(&s) {}
 
+  /// A projected parameter: the domain and the profile column its role reads
+  /// (none: the domain's minimum).
+  struct Target {
+    std::string symbol;
+    std::vector<int64_t> domain;
+    std::optional<size_t> column;
+  };
+
   /// Projects one row onto the declared domains (tuning.md §4): each parameter
   /// takes the largest domain value not above its column's request.
-  providers::Candidate project(ArrayAttr params, const tuning::EffectiveRow &row) {
-    tuning::Provider provider = state->ctx->provider;
+  static providers::Candidate project(ArrayRef<Target> targets, const tuning::EffectiveRow &row) {
     providers::Candidate c;
-    for (auto p : params.getAsRange<igpu::ParameterAttr>()) {
-      if (p.isLaunchBound())
-        continue; // bound at launch (coverage)
-      ArrayRef<int64_t> domain = p.getDomain().asArrayRef();
-      std::optional<std::string> column = tuning::columnForRole(provider, p.getRole().str());
-      int64_t request = column ? row.values[*tuning::columnIndex(provider, *column)] : domain.front();
-      c[p.getSymbol().str()] = tuning::projectPreference({domain.begin(), domain.end()}, request);
-    }
+    for (const Target &t : targets)
+      c[t.symbol] = tuning::projectPreference(t.domain, t.column ? row.values[*t.column] : t.domain.front());
     return c;
   }
 
@@ -140,12 +141,21 @@ struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectPro
     kir::KernelOp kernel = getOperation();
     if (failed(requireInput(*this, state, kernel, kParameters)))
       return signalPassFailure();
-    auto params = kernel->getAttrOfType<ArrayAttr>(kParameters);
+    tuning::Provider provider = state->ctx->provider;
+    SmallVector<Target> targets;
+    for (auto p : kernel->getAttrOfType<ArrayAttr>(kParameters).getAsRange<igpu::ParameterAttr>()) {
+      if (p.isLaunchBound())
+        continue; // bound at launch (coverage)
+      std::optional<std::string> column = tuning::columnForRole(provider, p.getRole().str());
+      ArrayRef<int64_t> domain = p.getDomain().asArrayRef();
+      targets.push_back({p.getSymbol().str(), {domain.begin(), domain.end()},
+                         column ? tuning::columnIndex(provider, *column) : std::nullopt});
+    }
     std::string family = kernel->getAttrOfType<StringAttr>(kFamily).str();
     state->rows.clear();
     std::vector<providers::Candidate> projected;
     for (const tuning::EffectiveRow &row : state->ctx->table.rows(family)) {
-      state->rows.push_back({&row, project(params, row)});
+      state->rows.push_back({&row, project(targets, row)});
       if (llvm::find(projected, state->rows.back().bound) == projected.end())
         projected.push_back(state->rows.back().bound);
     }

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - the shared pass pipeline, explain record, emission ---===//
 #include "intent/GPU/Pipeline.h"
 #include "intent/GPU/Passes.h"
+#include "intent/KIR/Parse.h"
 #include "intent/Providers/LaunchABI.h"
 #include "intent/Providers/Triton.h"
 #include "intent/Support/Identity.h"
@@ -20,15 +21,6 @@ static nlohmann::ordered_json paramJson(const Parameter &p, tuning::Provider pro
           {"column", column ? nlohmann::ordered_json(*column) : nlohmann::ordered_json(nullptr)},
           {"domain", p.domain.empty() ? nlohmann::ordered_json("bound at launch") : nlohmann::ordered_json(p.domain)},
           {"consumers", p.consumers}, {"requirements", p.requirements}};
-}
-
-/// Prints `kernel` as the passes left it.
-static std::string printKernel(Operation *kernel) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  kernel->print(os, OpPrintingFlags().assumeVerified());
-  os << "\n";
-  return s;
 }
 
 LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ctx, StopAfter stop,
@@ -91,14 +83,14 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   if (failed(ran))
     return failure();
 
-  out.stageIR = printKernel(work);
+  out.stageIR = kir::printKIR(work);
   if (stop != StopAfter::Full)
     return success();
   // Program key: the program without its candidate rows, so winner timings
   // survive a change of the tuning table (incremental tuning).
   Attribute configurations = work->removeAttr("igpu.configurations");
   std::string programKey = support::blake3Hex(
-      identity.value("compiler", nlohmann::ordered_json()).dump() + "\n" + printKernel(work) +
+      identity.value("compiler", nlohmann::ordered_json()).dump() + "\n" + kir::printKIR(work) +
       ctx.caps.arch);
   work->setAttr("igpu.configurations", configurations);
   std::string source, error;

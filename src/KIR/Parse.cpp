@@ -11,6 +11,14 @@ using namespace mlir;
 using namespace intent::kir;
 using KTensor = intent::kir::TensorType;
 
+std::string intent::kir::printKIR(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os, OpPrintingFlags().assumeVerified());
+  os << "\n";
+  return s;
+}
+
 /// Rejects inputs nested deeper than kMaxNestingDepth before MLIR's recursive
 /// descent sees them. Brackets inside strings and comments do not count.
 static LogicalResult checkNesting(const llvm::SourceMgr &sm, MLIRContext &ctx) {

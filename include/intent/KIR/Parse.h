@@ -20,6 +20,10 @@ constexpr unsigned kMaxNestingDepth = 200;
 /// rejects modules holding anything but kir.kernel ops.
 mlir::OwningOpRef<mlir::ModuleOp> parseKIR(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &ctx);
 
+/// The canonical text of a verified `op` (a module, a kernel), newline-terminated:
+/// what the cache key covers and what the stages print.
+std::string printKIR(mlir::Operation *op);
+
 /// Applies `--define NAME=VALUE`: symbolic extents named NAME become static, and
 /// {kir.constexpr} scalar arguments named by the kernel's argument names are
 /// replaced by constants and removed from the ABI. `argNames` gives the source

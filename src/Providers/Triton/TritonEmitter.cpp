@@ -842,8 +842,10 @@ void emitRowScan(Emitter &e, Block &body) {
   // Stores without the scanned axis (they cannot depend on the scan) happen
   // once, before the segments: also when there are no columns at all.
   auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };
-  rowColCoords(e, rank, "rows", "rmask", "tl.zeros([1, 1], IDXT)", "False");
-  emitStores(e, body, rowOnly);
+  if (llvm::any_of(body.getOps<kir::StoreOp>(), rowOnly)) {
+    rowColCoords(e, rank, "rows", "rmask", "tl.zeros([1, 1], IDXT)", "False");
+    emitStores(e, body, rowOnly);
+  }
   py.line("for c0 in range(0, C, SCAN_N):");
   py.push();
   py.line("lane = tl.arange(0, SCAN_N)[None, :]");
@@ -1630,12 +1632,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    return _TUNED\n\n";
   os << "def _use_runtime():\n"
         "    return _rt is not None and os.environ.get(\"INTENT_RUNTIME\", \"1\") != \"0\"\n\n";
+  // The launch arguments as one Python tuple (a 1-tuple needs its comma).
+  std::string argTuple = "(" + params + (kernel.getNumArguments() == 1 ? ",)" : ")");
   os << "def launch(" << params << "):\n";
   os << "    \"\"\"Runs the kernel on the caller's tensors (outputs included), tuning on first use.\"\"\"\n";
   // Argument errors surface as themselves, not as "every tuning candidate failed".
   // (validated once per set of arguments, as the trials do: not on every launch).
-  os << "    if _use_runtime():\n        _validated((" << params << (kernel.getNumArguments() == 1 ? "," : "")
-     << "))\n        _tuned()(" << params << ")\n        return\n";
+  os << "    if _use_runtime():\n        _validated(" << argTuple
+     << ")\n        _tuned()(" << params << ")\n        return\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
@@ -1643,7 +1647,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    # Split-K candidates need a workspace per configuration: Triton's autotuner cannot run them.\n"
           "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1]\n"
           "    if cands and not whole:\n"
-          "        _run_candidate(cands[0], (" << params << (kernel.getNumArguments() == 1 ? "," : "") << "))\n"
+          "        _run_candidate(cands[0], " << argTuple << ")\n"
           "        return\n"
           "    cands = whole\n";
   os << "    if not cands:\n        raise ValueError(\"no declared candidate can run on these arguments (tensor descriptors need 16-byte alignment)\")\n";
@@ -1655,7 +1659,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if len(cands) != len(CANDIDATES):\n"
         "        # Only declared pointer-form candidates remain eligible for these tensors.\n"
         "        if len(cands) == 1:\n"
-        "            _run_candidate(cands[0], (" << params << (kernel.getNumArguments() == 1 ? "," : "") << "))\n"
+        "            _run_candidate(cands[0], " << argTuple << ")\n"
         "            return\n"
         "        global _TUNED\n"
         "        KERNEL.configs = [_config(c) for c in cands]\n";
@@ -1666,8 +1670,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    KERNEL[grid](*args, **extra)\n\n";
   os << "def prepare(" << params << "):\n"
         "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
-        "    if _use_runtime():\n        _validated((" << params << (kernel.getNumArguments() == 1 ? "," : "")
-     << "))\n        return _tuned().prepare(" << params << ")\n"
+        "    if _use_runtime():\n        _validated(" << argTuple
+     << ")\n        return _tuned().prepare(" << params << ")\n"
         "    return None\n";
   source = os.str();
   return true;
