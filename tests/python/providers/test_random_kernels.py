@@ -52,3 +52,18 @@ def test_unrelated_computations_match_reference(name, compile_kir):
         want = clone_args(base)
         ref.launch(*want)
         run_candidates(tri, tri.CANDIDATES[:3], base, want, f"{name} {sizes}", False)
+
+
+@pytest.mark.parametrize("name", ["dead_values", "square_broadcast_stored", "atomic_sum_and_full_row",
+                                  "vectors_beside_matrix"])
+def test_structure_edges_match_reference(name, compile_kir):
+    """tests/python/providers/kir/structure_edges.kir: every candidate on ragged and empty shapes."""
+    path = os.path.join(os.path.dirname(__file__), "kir", "structure_edges.kir")
+    tri = compile_kir(path, target="triton")[name]
+    ref = compile_kir(path, target="reference")[name]
+    for i, sizes in enumerate(SHAPES):
+        sizes = {"M": sizes["M"], "N": sizes["N"] if name != "square_broadcast_stored" else sizes["M"]}
+        base = make_inputs(tri.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(i))
+        want = clone_args(base)
+        ref.launch(*want)
+        run_candidates(tri, tri.CANDIDATES, base, want, f"{name} {sizes}", False)
