@@ -2,6 +2,7 @@
 #include "intent/CLI/Output.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,32 @@ static bool writeFile(const std::string &path, const std::string &content, std::
   return true;
 }
 
+/// Whether `path` is a regular file holding exactly `content`. Unchanged
+/// outputs are left alone, so a rebuild keeps their timestamps (build systems
+/// that compare them do not redo the work downstream).
+static bool holdsContent(const std::string &path, const std::string &content) {
+  llvm::sys::fs::file_status st;
+  if (llvm::sys::fs::status(path, st) || st.type() != llvm::sys::fs::file_type::regular_file ||
+      st.getSize() != content.size())
+    return false;
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  return buf && (*buf)->getBuffer() == content;
+}
+
+/// Whether directory `dir` holds exactly the kernel's files, with its content.
+static bool holdsKernel(const std::string &dir, const driver::KernelResult &k) {
+  std::error_code ec;
+  size_t entries = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    ++entries;
+  if (ec || entries != k.files.size())
+    return false;
+  for (const auto &f : k.files)
+    if (!holdsContent(dir + "/" + f.name, f.content))
+      return false;
+  return true;
+}
+
 /// Fills `final` atomically: files go into a temporary sibling which replaces
 /// `final` by rename.
 static bool writeDirAtomically(const std::string &final, const driver::KernelResult &k,
@@ -37,6 +64,11 @@ static bool writeDirAtomically(const std::string &final, const driver::KernelRes
   if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
     error = "cannot create " + std::string(parent) + ": " + ec.message();
     return false;
+  }
+  if (holdsKernel(final, k)) {
+    for (const auto &f : k.files)
+      paths[f.name] = final + "/" + f.name;
+    return true;
   }
   std::string tmp = final + ".tmp-" + std::to_string(::getpid());
   llvm::sys::fs::remove_directories(tmp);
@@ -94,27 +126,28 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
       }
     }
     std::string suffix = ".intentc-tmp-" + std::to_string(::getpid());
-    std::vector<std::string> temps;
+    std::vector<std::pair<std::string, std::string>> renames; // temp -> destination
     auto discard = [&] {
-      for (const auto &t : temps)
-        llvm::sys::fs::remove(t);
+      for (const auto &r : renames)
+        llvm::sys::fs::remove(r.first);
     };
     for (const auto &f : k.files) {
-      temps.push_back(std::string(abs) + "/." + f.name + suffix);
-      if (!writeFile(temps.back(), f.content, error)) {
+      std::string dst = std::string(abs) + "/" + f.name;
+      written[k.name][f.name] = dst;
+      if (holdsContent(dst, f.content))
+        continue;
+      renames.emplace_back(std::string(abs) + "/." + f.name + suffix, dst);
+      if (!writeFile(renames.back().first, f.content, error)) {
         discard();
         return false;
       }
     }
-    for (size_t i = 0; i < k.files.size(); ++i) {
-      std::string dst = std::string(abs) + "/" + k.files[i].name;
-      if (std::error_code ec = llvm::sys::fs::rename(temps[i], dst)) {
+    for (const auto &[temp, dst] : renames)
+      if (std::error_code ec = llvm::sys::fs::rename(temp, dst)) {
         error = "cannot publish " + dst + ": " + ec.message();
         discard();
         return false;
       }
-      written[k.name][k.files[i].name] = dst;
-    }
     return true;
   }
   for (const auto &k : res.kernels)

@@ -486,44 +486,73 @@ struct Ops {
     return true;
   }
 
-  /// Lookup core. `count`: update hit/miss counters.
-  Expected<LookupResult> lookup(const std::string &key, bool count, bool repair) {
-    LookupResult res;
+  /// Whether `key` is a hit, without writing anything: the row is complete and
+  /// every file matches its size and checksum. `missReason` is empty on a hit.
+  struct Checked {
+    std::optional<Row> row;
+    FileSums sums;
+    std::string missReason;
+  };
+  Expected<Checked> check(const std::string &key) {
+    Checked c;
     auto row = getRow(key);
     if (!row)
       return row.takeError();
-    if (!*row) {
-      res.missReason = "absent";
-    } else if ((*row)->state != "complete") {
-      res.missReason = "failed";
-    } else {
-      FileSums sums;
-      res.missReason = checkRow(**row, sums);
-      if (res.missReason.empty()) {
-        int64_t now = nowMs();
-        std::lock_guard<std::mutex> g(I.mu);
-        Status s = I.db->immediate([&]() -> Status {
-          auto st = I.db->prepare("UPDATE artifacts SET hit_count = hit_count + 1, "
-                                  "last_used_at = max(last_used_at, ?) WHERE key = ?");
-          if (!st)
-            return st.takeError();
-          st->bind(1, now).bind(2, key);
-          if (Status s2 = st->run(); !s2)
+    c.row = std::move(*row);
+    if (!c.row)
+      c.missReason = "absent";
+    else if (c.row->state != "complete")
+      c.missReason = "failed";
+    else
+      c.missReason = checkRow(*c.row, c.sums);
+    return c;
+  }
+
+  /// Records hits of checked rows in one write transaction: hit_count,
+  /// last_used_at and, with `count`, the hits counter (once per row).
+  Status touch(std::vector<Row *> rows, bool count) {
+    int64_t now = nowMs();
+    std::lock_guard<std::mutex> g(I.mu);
+    Status s = I.db->immediate([&]() -> Status {
+      auto st = I.db->prepare("UPDATE artifacts SET hit_count = hit_count + 1, "
+                              "last_used_at = max(last_used_at, ?) WHERE key = ?");
+      if (!st)
+        return st.takeError();
+      for (Row *r : rows) {
+        st->reset().bind(1, now).bind(2, r->key);
+        if (Status s2 = st->run(); !s2)
+          return s2;
+        if (count)
+          if (Status s2 = bumpCounter("hits"); !s2)
             return s2;
-          return count ? bumpCounter("hits") : Status();
-        });
-        if (!s)
-          return s.takeError();
-        res.hit = true;
-        Row r = **row;
-        r.hitCount += 1;
-        r.lastUsedAt = std::max(r.lastUsedAt, now);
-        res.entry = toEntry(r, sums);
-        return res;
       }
-      if (repair)
-        res.repaired = repairBroken(**row);
+      return Status();
+    });
+    if (!s)
+      return s;
+    for (Row *r : rows) {
+      r->hitCount += 1;
+      r->lastUsedAt = std::max(r->lastUsedAt, now);
     }
+    return Status();
+  }
+
+  /// Lookup core. `count`: update hit/miss counters.
+  Expected<LookupResult> lookup(const std::string &key, bool count, bool repair) {
+    LookupResult res;
+    auto c = check(key);
+    if (!c)
+      return c.takeError();
+    res.missReason = c->missReason;
+    if (res.missReason.empty()) {
+      if (Status s = touch({&*c->row}, count); !s)
+        return s.takeError();
+      res.hit = true;
+      res.entry = toEntry(*c->row, c->sums);
+      return res;
+    }
+    if (repair && c->row && c->row->state == "complete")
+      res.repaired = repairBroken(*c->row);
     if (count)
       if (Status s = countLocked("misses"); !s)
         return s.takeError();
@@ -686,6 +715,72 @@ Expected<LookupResult> Cache::lookup(const std::string &key) {
   return Ops{*impl_}.lookup(key, /*count=*/true, /*repair=*/true);
 }
 
+Expected<std::optional<std::vector<Entry>>>
+Cache::lookupAll(const std::vector<std::string> &keys) {
+  Ops ops{*impl_};
+  std::vector<Ops::Checked> checked;
+  for (const std::string &key : keys) {
+    if (!isValidKey(key))
+      return makeError("invalid cache key '" + key + "'");
+    auto c = ops.check(key);
+    if (!c)
+      return c.takeError();
+    if (!c->missReason.empty())
+      return std::optional<std::vector<Entry>>();
+    checked.push_back(std::move(*c));
+  }
+  std::vector<Row *> rows;
+  for (Ops::Checked &c : checked)
+    rows.push_back(&*c.row);
+  if (Status s = ops.touch(rows, /*count=*/true); !s)
+    return s.takeError();
+  std::vector<Entry> out;
+  for (const Ops::Checked &c : checked)
+    out.push_back(ops.toEntry(*c.row, c.sums));
+  return std::optional<std::vector<Entry>>(std::move(out));
+}
+
+Expected<std::vector<RequestKernel>> Cache::requestKernels(const std::string &digest) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  auto st = impl_->db->prepare(
+      "SELECT kernel, key, components_json FROM requests WHERE digest = ? ORDER BY position");
+  if (!st)
+    return st.takeError();
+  st->bind(1, digest);
+  std::vector<RequestKernel> out;
+  Status scanned = st->forEachRow([&] { out.push_back({st->text(0), st->text(1), st->text(2)}); });
+  if (!scanned.ok())
+    return scanned.takeError();
+  return out;
+}
+
+Status Cache::recordRequest(const std::string &digest, const std::vector<RequestKernel> &kernels) {
+  std::lock_guard<std::mutex> g(impl_->mu);
+  return impl_->db->immediate([&]() -> Status {
+    auto del = impl_->db->prepare("DELETE FROM requests WHERE digest = ?");
+    if (!del)
+      return del.takeError();
+    del->bind(1, digest);
+    if (Status s = del->run(); !s)
+      return s;
+    auto ins = impl_->db->prepare("INSERT INTO requests (digest, position, kernel, key, "
+                                  "components_json) VALUES (?, ?, ?, ?, ?)");
+    if (!ins)
+      return ins.takeError();
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      ins->reset()
+          .bind(1, digest)
+          .bind(2, int64_t(i))
+          .bind(3, kernels[i].kernel)
+          .bind(4, kernels[i].key)
+          .bind(5, kernels[i].componentsJson);
+      if (Status s = ins->run(); !s)
+        return s;
+    }
+    return Status();
+  });
+}
+
 Expected<PublishResult> Cache::getOrBuild(const std::string &key, const EntryInfo &info,
                                           const BuildFn &build) {
   if (!isValidKey(key))
@@ -695,15 +790,16 @@ Expected<PublishResult> Cache::getOrBuild(const std::string &key, const EntryInf
 
   // 1. Fast path without any lock.
   {
-    auto r = ops.lookup(key, /*count=*/false, /*repair=*/false);
-    if (!r)
-      return r.takeError();
-    if (r->hit) {
-      if (Status s = ops.countLocked("hits"); !s)
+    // A miss is counted below, once it is known not to be a hit after all.
+    auto c = ops.check(key);
+    if (!c)
+      return c.takeError();
+    if (c->missReason.empty()) {
+      if (Status s = ops.touch({&*c->row}, /*count=*/true); !s)
         return s.takeError();
       PublishResult pr;
       pr.kind = PublishResult::Kind::Hit;
-      pr.entry = std::move(*r->entry);
+      pr.entry = ops.toEntry(*c->row, c->sums);
       return pr;
     }
   }

@@ -91,6 +91,10 @@ Status Stmt::forEachRow(const std::function<void()> &fn) {
     fn();
   }
 }
+Stmt &Stmt::reset() {
+  sqlite3_reset(st_);
+  return *this;
+}
 Status Stmt::run() {
   return forEachRow([] {});
 }
@@ -199,6 +203,17 @@ bool isCorruptCode(int rc) {
   return rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT;
 }
 
+/// WAL hook: checkpoints and truncates the WAL once it holds enough frames.
+/// Never waits: with readers still on the WAL it is left for a later commit.
+int truncateWal(void *busyTimeoutMs, sqlite3 *db, const char *dbName, int frames) {
+  if (frames < kWalCheckpointPages)
+    return SQLITE_OK;
+  sqlite3_busy_timeout(db, 0);
+  sqlite3_wal_checkpoint_v2(db, dbName, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  sqlite3_busy_timeout(db, int(reinterpret_cast<intptr_t>(busyTimeoutMs)));
+  return SQLITE_OK;
+}
+
 /// Opens a connection and configures it. Returns the sqlite result code of the
 /// first failing step in `rc` (SQLITE_OK on success).
 sqlite3 *openConnection(const std::string &path, int busyTimeoutMs, int &rc, std::string &err) {
@@ -218,16 +233,15 @@ sqlite3 *openConnection(const std::string &path, int busyTimeoutMs, int &rc, std
   sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   int persistWal = 1;
   sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &persistWal);
-  // Touch the file: for a non-database this fails with SQLITE_NOTADB.
   // The WAL outlives every process, and the first connection after the last
-  // close must re-read all of it to rebuild the wal-index (1.5 ms at SQLite's
-  // default 1000-page threshold, more than a whole cache hit). Checkpointing at
-  // kWalCheckpointPages keeps that read short; a hit writes ~4 pages.
-  const std::string autoCheckpoint =
-      "PRAGMA wal_autocheckpoint=" + std::to_string(kWalCheckpointPages);
+  // close rebuilds the wal-index from every frame still in it: a backfilled
+  // WAL is only reset by a later write of the same connection, which a
+  // one-hit process never makes. So the WAL is truncated whenever it reaches
+  // kWalCheckpointPages (one fsync of the index per few hits).
+  sqlite3_wal_hook(db, truncateWal, reinterpret_cast<void *>(intptr_t(busyTimeoutMs)));
+  // Touch the file: for a non-database this fails with SQLITE_NOTADB.
   const char *setup[] = {"SELECT count(*) FROM sqlite_master", "PRAGMA journal_mode=WAL",
-                         "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON",
-                         autoCheckpoint.c_str()};
+                         "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"};
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busyTimeoutMs);
   for (const char *sql : setup) {
     char *e = nullptr;

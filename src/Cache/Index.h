@@ -31,6 +31,8 @@ public:
   Expected<bool> step();
   /// Steps to completion (for statements without results).
   Status run();
+  /// Makes the statement runnable again (bindings are kept until rebound).
+  Stmt &reset();
   /// Calls `fn` for every result row; stops at the first SQLite error.
   Status forEachRow(const std::function<void()> &fn);
 

@@ -133,14 +133,19 @@ static std::string configsDigest(const Environment &env) {
   return support::blake3Hex(all);
 }
 
+/// The compiler's identity: version, binary and bundled tables.
+static std::string compilerIdentity(const Environment &env) {
+  return std::string(support::versionString()) + " " + support::buildId() + " " +
+         configsDigest(env);
+}
+
 /// The artifact key (docs/cache.md "Identity"): everything that can change the
 /// output, nothing that cannot (paths, time, environment, working directory).
 static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &setup,
                               const Environment &env, const std::string &canonicalKIR,
                               const std::string &abi) {
   cache::KeyBuilder kb;
-  kb.add("compiler", std::string(support::versionString()) + " " + support::buildId() + " " +
-                         configsDigest(env));
+  kb.add("compiler", compilerIdentity(env));
   kb.add("kir", canonicalKIR);
   kb.add("abi", abi);
   kb.add("target", req.target + " " + setup.capsCanonical);
@@ -149,6 +154,30 @@ static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &se
   kb.add("options", std::string("stage=") + stageName(req.stage));
   return kb.finish();
 }
+
+/// The request digest (docs/cache.md "Request index"): the raw bytes of
+/// everything compile() reads before it derives the artifact keys, so equal
+/// digests always yield the same kernels and keys. Names shown only in
+/// diagnostics are left out: a request that succeeded once has none.
+static std::string requestDigest(const CompileRequest &req, const Environment &env) {
+  cache::KeyBuilder kb;
+  kb.add("request-format", "1");
+  kb.add("compiler", compilerIdentity(env));
+  kb.add("source", req.source);
+  kb.add("kernel", req.kernel ? "1" + *req.kernel : "0");
+  kb.add("target", req.target);
+  kb.add("arch", req.arch ? "1" + *req.arch : "0");
+  for (const auto &[name, value] : req.defines) // std::map: sorted
+    kb.add("define", name + "=" + value);
+  kb.add("tuning-config", req.tuningConfig ? "1" + *req.tuningConfig : "0");
+  kb.add("stage", stageName(req.stage));
+  return kb.finish().hex;
+}
+
+/// Serves a request from the request index without parsing it: every kernel
+/// the digest recorded must still be a complete, intact entry.
+static bool serveRecordedRequest(cache::Cache &cache, const std::string &digest,
+                                 CompileResult &result);
 
 /// Builds one kernel's files (no cache involved).
 static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
@@ -195,8 +224,11 @@ static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
   return true;
 }
 
+/// Fills a kernel's result from its cache entry: the files, and the family and
+/// candidate count from artifact.json.
 static bool readEntryFiles(const cache::Entry &entry, KernelResult &kr) {
   kr.files.clear();
+  kr.entryDir = entry.dir;
   for (const auto &[rel, digest] : entry.files) {
     if (rel == "compile.log") // cache-internal: keeps -o output identical to --no-cache
       continue;
@@ -205,12 +237,62 @@ static bool readEntryFiles(const cache::Entry &entry, KernelResult &kr) {
       return false;
     kr.files.push_back({rel, (*buf)->getBuffer().str()});
   }
+  for (const auto &f : kr.files)
+    if (f.name == "artifact.json") {
+      auto j = nlohmann::json::parse(f.content, nullptr, false);
+      if (!j.is_discarded()) {
+        kr.family = j.value("family", std::string());
+        kr.candidates = j.contains("candidates") && j["candidates"].is_array()
+                            ? (int)j["candidates"].size()
+                            : j.value("candidate_count", 0);
+      }
+    }
+  return true;
+}
+
+static bool serveRecordedRequest(cache::Cache &cache, const std::string &digest,
+                                 CompileResult &result) {
+  auto recorded = cache.requestKernels(digest);
+  if (!recorded || recorded->empty())
+    return false; // an unreadable index falls back to the full path, which reports it
+  std::vector<std::string> keys;
+  for (const cache::RequestKernel &k : *recorded)
+    keys.push_back(k.key);
+  auto entries = cache.lookupAll(keys);
+  if (!entries || !*entries)
+    return false;
+  CompileResult served;
+  for (size_t i = 0; i < recorded->size(); ++i) {
+    KernelResult kr;
+    kr.name = (*recorded)[i].kernel;
+    kr.key = (*recorded)[i].key;
+    kr.cacheStatus = "hit";
+    auto comps = nlohmann::json::parse((*recorded)[i].componentsJson, nullptr, false);
+    if (comps.is_array())
+      for (const auto &c : comps)
+        if (c.is_array() && c.size() == 2 && c[0].is_string() && c[1].is_string())
+          kr.keyComponents.emplace_back(c[0].get<std::string>(), c[1].get<std::string>());
+    if (!readEntryFiles((**entries)[i], kr))
+      return false; // removed after the check: the full path rebuilds it
+    served.kernels.push_back(std::move(kr));
+  }
+  served.ok = true;
+  result = std::move(served);
   return true;
 }
 
 CompileResult driver::compile(const CompileRequest &req, const Environment &env,
                               cache::Cache *cache) {
   CompileResult result;
+  // A repeated request is served from the request index before any parsing.
+  const bool cachedRequest = cache && req.stage == Stage::Full && !req.printIRAfterAll &&
+                             !req.keepFailedKernels;
+  std::string digest;
+  if (cachedRequest) {
+    digest = requestDigest(req, env);
+    if (serveRecordedRequest(*cache, digest, result))
+      return result;
+  }
   DialectRegistry registry;
   kir::registerKIRDialects(registry);
   registry.insert<igpu::IGPUDialect>(); // stage IR carries #igpu attributes
@@ -321,24 +403,24 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
       return result;
     }
     kr.cacheStatus = published->hit() ? "hit" : "miss";
-    kr.entryDir = published->entry.dir;
+    // Artifact metadata carries the family and candidate count for hits too.
     if (!readEntryFiles(published->entry, kr)) {
       diagOS << "error: cache: entry " << kr.key << " vanished while reading it\n";
       return result;
     }
-    // Artifact metadata carries the family and candidate count for hits too.
-    for (const auto &f : kr.files)
-      if (f.name == "artifact.json") {
-        auto j = nlohmann::json::parse(f.content, nullptr, false);
-        if (!j.is_discarded()) {
-          kr.family = j.value("family", std::string());
-          kr.candidates = j.contains("candidates") && j["candidates"].is_array()
-                              ? (int)j["candidates"].size()
-                              : j.value("candidate_count", 0);
-        }
-      }
     result.kernels.push_back(std::move(kr));
   }
   result.ok = !anyFailed;
+  if (cachedRequest && result.ok) {
+    std::vector<cache::RequestKernel> recorded;
+    for (const KernelResult &k : result.kernels) {
+      nlohmann::json comps = nlohmann::json::array();
+      for (const auto &[name, d] : k.keyComponents)
+        comps.push_back({name, d});
+      recorded.push_back({k.name, k.key, comps.dump()});
+    }
+    // Best effort: without the record the next request just takes the full path.
+    (void)cache->recordRequest(digest, recorded);
+  }
   return result;
 }

@@ -423,6 +423,80 @@ TEST_CASE("cache: clear") {
   CHECK(c.getOrBuild(keyFor("c1"), {}, simpleBuild("c1"))->kind == PublishResult::Kind::Built);
 }
 
+TEST_CASE("cache: lookupAll is all or nothing and records hits in one go") {
+  TempDir t;
+  Cache c = openOk(t.path);
+  std::string a = keyFor("all-a"), b = keyFor("all-b"), absent = keyFor("all-absent");
+  REQUIRE(c.getOrBuild(a, {}, simpleBuild("a")).ok());
+  REQUIRE(c.getOrBuild(b, {}, simpleBuild("b")).ok());
+  CacheStats before = *c.stats();
+
+  auto partial = c.lookupAll({a, absent});
+  REQUIRE(partial.ok());
+  CHECK_FALSE(partial->has_value());
+  CHECK(c.stats()->hits == before.hits); // nothing counted on a partial miss
+  CHECK(c.stats()->misses == before.misses);
+  CHECK(c.show(a)->hitCount == 0);
+
+  auto all = c.lookupAll({b, a});
+  REQUIRE(all.ok());
+  REQUIRE(all->has_value());
+  REQUIRE((*all)->size() == 2);
+  CHECK((**all)[0].key == b); // in the order asked
+  CHECK((**all)[1].key == a);
+  CHECK((**all)[1].hitCount == 1);
+  CHECK(c.stats()->hits == before.hits + 2);
+
+  // A corrupted file makes the whole lookup miss.
+  writeFile(c.entryDir(b) + "/kernel.kir", "changed");
+  auto broken = c.lookupAll({a, b});
+  REQUIRE(broken.ok());
+  CHECK_FALSE(broken->has_value());
+  CHECK_FALSE(c.lookupAll({"nothex"}).ok());
+}
+
+TEST_CASE("cache: the request index is replaced on record and forgets removed entries") {
+  TempDir t;
+  Cache c = openOk(t.path);
+  std::string a = keyFor("req-a"), b = keyFor("req-b");
+  REQUIRE(c.getOrBuild(a, {}, simpleBuild("a")).ok());
+  REQUIRE(c.getOrBuild(b, {}, simpleBuild("b")).ok());
+  CHECK(c.requestKernels("r1")->empty());
+  REQUIRE(c.recordRequest("r1", {{"k1", a, "[[\"kir\",\"x\"]]"}, {"k2", b}}).ok());
+  REQUIRE(c.recordRequest("r2", {{"only", b}}).ok());
+  auto r1 = c.requestKernels("r1");
+  REQUIRE(r1->size() == 2);
+  CHECK((*r1)[0].kernel == "k1");
+  CHECK((*r1)[0].key == a);
+  CHECK((*r1)[0].componentsJson == "[[\"kir\",\"x\"]]");
+  CHECK((*r1)[1].key == b);
+  CHECK((*r1)[1].componentsJson == "[]");
+
+  REQUIRE(c.recordRequest("r1", {{"k1", a}}).ok()); // replaces, never appends
+  CHECK(c.requestKernels("r1")->size() == 1);
+
+  SUBCASE("gc") {
+    REQUIRE(c.lookup(a)->hit); // b is now the least recently used
+    auto r = c.gc(c.stats()->bytes - 1);
+    REQUIRE(r.ok());
+    REQUIRE(r->evicted == std::vector<std::string>{b});
+    CHECK(c.requestKernels("r2")->empty());
+    CHECK(c.requestKernels("r1")->size() == 1);
+  }
+  SUBCASE("clear") {
+    REQUIRE(c.clear().ok());
+    CHECK(c.requestKernels("r1")->empty());
+    CHECK(c.requestKernels("r2")->empty());
+  }
+  SUBCASE("a request loses every kernel when one goes") {
+    REQUIRE(c.recordRequest("r3", {{"k1", a}, {"k2", b}}).ok());
+    fs::remove_all(c.entryDir(b));
+    CHECK_FALSE(c.lookup(b)->hit); // repaired: row deleted
+    CHECK(c.requestKernels("r3")->empty());
+    CHECK(c.requestKernels("r1")->size() == 1);
+  }
+}
+
 TEST_CASE("cache: a rate-limited open sweeps at most once per interval") {
   TempDir t;
   OpenOptions limited;

@@ -30,7 +30,8 @@ namespace intent::cache {
 /// Index schema version this binary knows (= number of cache-schema/*.sql).
 int supportedSchemaVersion();
 
-/// WAL size (pages) at which a committing connection checkpoints the index.
+/// WAL size (frames) at which a committing connection checkpoints and truncates
+/// the WAL (docs/cache.md §4).
 constexpr int kWalCheckpointPages = 32;
 
 enum class EntryState { Complete, Failed };
@@ -93,6 +94,13 @@ struct PublishResult {
   std::string diagnostics; ///< for Failed
   bool hit() const { return kind == Kind::Hit; }
   bool succeeded() const { return kind != Kind::Failed; }
+};
+
+/// One kernel of a recorded request.
+struct RequestKernel {
+  std::string kernel;
+  std::string key;
+  std::string componentsJson = "[]"; ///< opaque to the cache (the key's components)
 };
 
 using BuildFn = std::function<BuildOutcome(const std::string &tmpDir)>;
@@ -183,6 +191,18 @@ public:
   /// directory removed) when its entry lock is free. `failed` rows are misses
   /// and are left in place.
   Expected<LookupResult> lookup(const std::string &key);
+
+  /// All or nothing: when every key is a hit, records the hits in one
+  /// transaction and returns the entries in order; otherwise returns nullopt
+  /// and changes nothing (no counter moves; the caller's fallback counts).
+  Expected<std::optional<std::vector<Entry>>> lookupAll(const std::vector<std::string> &keys);
+
+  /// The request index (docs/cache.md "Request index"): what a request digest
+  /// resolved to when it last compiled. Empty when unknown; a request is
+  /// forgotten as soon as any of its artifact rows is deleted.
+  Expected<std::vector<RequestKernel>> requestKernels(const std::string &digest);
+  /// Records (replaces) the kernels of a request digest, in output order.
+  Status recordRequest(const std::string &digest, const std::vector<RequestKernel> &kernels);
 
   /// Returns the entry for `key`, building it if needed. See docs/cache.md
   /// for the publishing protocol. `build` runs without any global lock, with
