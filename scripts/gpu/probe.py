@@ -204,6 +204,158 @@ def _f64div(a, r):
 """
 
 
+_ASM_HELPERS = """
+@triton.jit
+def _div_asm(a, b, r):
+    # Two Markstein steps in f32 with y = RN(1/b); elements outside the range where they are
+    # exact (|a| <= 2^-100, a zero, |q| < 2^-124 or >= 2^126, b outside [2^-125, 2^125], NaN,
+    # inf) take the f64 product under a per-thread predicate inside the asm.
+    b = tl.cast(b, tl.float32)
+    y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)
+    bb = tl.abs(b)
+    lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),
+                  7.888609052210118e-31, float('inf'))
+    return tl.inline_asm_elementwise(
+        \"\"\"{
+        .reg .f32 q, rm, t;
+        .reg .pred p;
+        .reg .f64 ad, qd;
+        mul.rn.f32 q, $1, $3;
+        neg.f32 t, q;
+        fma.rn.f32 rm, t, $2, $1;
+        fma.rn.f32 q, rm, $3, q;
+        neg.f32 t, q;
+        fma.rn.f32 rm, t, $2, $1;
+        fma.rn.f32 q, rm, $3, q;
+        abs.f32 t, $1;
+        setp.gt.f32 p, t, $4;
+        abs.f32 t, q;
+        setp.ge.and.f32 p, t, 0f01800000, p;
+        setp.lt.and.f32 p, t, 0f7E800000, p;
+        @!p cvt.f64.f32 ad, $1;
+        @!p mul.rn.f64 qd, ad, $5;
+        @!p cvt.rn.f32.f64 q, qd;
+        mov.f32 $0, q;
+        }\"\"\",
+        "=f,f,f,f,f,d", [a, b, y, lo, r], dtype=tl.float32, is_pure=True, pack=1)
+
+@triton.jit
+def _div_where(a, b, r):
+    b = tl.cast(b, tl.float32)
+    y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)
+    bb = tl.abs(b)
+    lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),
+                  7.888609052210118e-31, float('inf'))
+    q = a * y
+    q = tl.fma(tl.fma(-q, b, a), y, q)
+    q = tl.fma(tl.fma(-q, b, a), y, q)
+    aq = tl.abs(q)
+    fast = (tl.abs(a) > lo) & (aq >= 4.70197740328915e-38) & (aq < 8.507059173023462e+37)
+    return tl.where(fast, q, (a.to(tl.float64) * r).to(tl.float32))
+
+"""
+
+
+def scaled(g, n, lo, hi):
+    """f32 values m * 2^e, m uniform in [0.5, 1.5), e uniform in [lo, hi), rounded once from f64
+    (so subnormals and underflow to zero come out as IEEE rounding gives them)."""
+    m = torch.rand(n, device="cuda", generator=g, dtype=torch.float64) + 0.5
+    e = torch.randint(lo, hi, (n,), device="cuda", generator=g).to(torch.float64)
+    return (m * torch.exp2(e)).float()
+
+
+_PROBE_RECIP = _PROBE_DASM = _PROBE_DWHERE = None  # set by asmdiv_probe before the first launch
+
+
+@triton.jit
+def _asmdiv_exact_kernel(a_ptr, b_ptr, o_ptr, w_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a = tl.load(a_ptr + offs, mask=m, other=1.0)
+    b = tl.load(b_ptr + offs, mask=m, other=1.0)
+    r = _PROBE_RECIP(b)
+    tl.store(o_ptr + offs, _PROBE_DASM(a, b, r), mask=m)
+    tl.store(w_ptr + offs, _PROBE_DWHERE(a, b, r), mask=m)
+
+
+def asmdiv_probe():
+    """Exact f32 division by a row-uniform divisor with the f64 fallback only where Markstein is
+    not exact, chosen per thread inside inline PTX (predicated): bits against torch's IEEE
+    division on adversarial operands, then softmax at the long-row shapes next to the generated
+    (f64 product), the select form, approximate `/` and the hand-written kernel."""
+    import re
+    os.environ["INTENT_RUNTIME"] = "0"
+    call = r"(?<!def )_div_by_recip\((\w+), (\w+)\)"
+
+    def recips(src):
+        return dict(re.findall(r"(\w+) = _recip_f64\((\w+)\)", src))
+
+    def with_helper(fn):
+        def edit(src):
+            rb = recips(src)
+            src = src.replace("@triton.jit\ndef _recip_f64", _ASM_HELPERS + "@triton.jit\ndef _recip_f64", 1)
+            return re.sub(call, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
+        return edit
+
+    mods = {"generated": load("softmax"), "asm": variant_module("softmax", "asm", with_helper("_div_asm")),
+            "where": variant_module("softmax", "where", with_helper("_div_where"))}
+    global _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE
+    _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE = (mods["asm"]._recip_f64, mods["asm"]._div_asm,
+                                                mods["asm"]._div_where)
+
+    g = torch.Generator(device="cuda").manual_seed(7)
+    n = 1 << 24
+    for label in ("random bits", "softmax-like", "tiny dividends", "subnormal quotients"):
+        for rep in range(4):
+            if label == "random bits":
+                a = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+                b = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+            elif label == "softmax-like":
+                a = torch.exp(-torch.rand(n, device="cuda", generator=g) * 110)
+                b = 1 + torch.rand(n, device="cuda", generator=g) * 32767
+            elif label == "tiny dividends":
+                a = scaled(g, n, -160, -90)
+                b = scaled(g, n, -30, 30)
+            else:
+                a = scaled(g, n, -126, -60)
+                b = scaled(g, n, 0, 80)
+            o = torch.empty_like(a)
+            w = torch.empty_like(a)
+            _asmdiv_exact_kernel[(triton.cdiv(n, 1024),)](a, b, o, w, n, BLOCK=1024)
+            ref = a / b
+            same = (o.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(o) & torch.isnan(ref))
+            samew = (w.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(w) & torch.isnan(ref))
+            cpu = (a.cpu() / b.cpu()).cuda()
+            samec = (cpu.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(cpu) & torch.isnan(ref))
+            emit(kind="asmdiv-exact", inputs=label, rep=rep, n=n, asm_differing=int((~same).sum().item()),
+                 where_differing=int((~samew).sum().item()), torch_gpu_vs_cpu_differing=int((~samec).sum().item()))
+
+    for M, N in [(1024, 32768), (4096, 16384), (8192, 4096)]:
+        x = torch.randn(M, N, device="cuda")
+        y = torch.empty_like(x)
+        z = torch.empty_like(x)
+        byt = 2 * M * N * 4
+        ref = torch.softmax(x.double(), 1)
+        fns, names = {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"]
+        for w in (16, 32):
+            cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
+            mods["generated"].bind(cand, x, z)()
+            for tag, m in mods.items():
+                try:
+                    run = m.bind(cand, x, y)
+                    y.fill_(float("nan"))
+                    run()
+                    diff = int((z.view(torch.int32) != y.view(torch.int32)).sum().item())
+                    emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w,
+                         err=((y.double() - ref).norm() / ref.norm()).item(), bits_differing=diff)
+                    fns[f"{tag}/w{w}"] = run
+                    names.append(f"{tag}/w{w}")
+                except Exception as e:  # noqa: BLE001
+                    emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w, error=repr(e)[:400])
+        for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9).items():
+            emit(kind="asmdiv", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
+
+
 def softdiv_probe():
     """Softmax's row-uniform division, exact forms against Triton's approximate `/`, at 16 and
     32 warps: as generated (f64 product), Markstein only (no range fallback: not exact for
@@ -699,7 +851,7 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
