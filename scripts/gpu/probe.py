@@ -18,6 +18,7 @@ the select before the first sum and the per-thread reciprocal removed), dump, ma
 import importlib.util
 import json
 import os
+import re
 import sys
 
 import torch
@@ -166,6 +167,40 @@ def skinny_probe():
         emit(kind="skinny", case=case, winner=json.dumps(w, sort_keys=True), cublas_ms=t(lambda: a @ b))
 
 
+_DIV_CALL = r"(?<!def )_div_by_recip\((\w+), (\w+)\)"
+
+
+def recips(src):
+    """Reciprocal variable -> its divisor, in a generated kernel's source."""
+    return dict(re.findall(r"(\w+) = _recip_f64\((\w+)\)", src))
+
+
+def softmax_shapes():
+    """The long-row softmax shapes of the division probes: (M, N, input, two outputs, bytes moved,
+    softmax in f64)."""
+    for M, N in [(1024, 32768), (4096, 16384), (8192, 4096)]:
+        x = torch.randn(M, N, device="cuda")
+        yield M, N, x, torch.empty_like(x), torch.empty_like(x), 2 * M * N * 4, torch.softmax(x.double(), 1)
+
+
+def bound_variants(mods, cand, x, y, z, ref):
+    """Binds every softmax variant module to (x, y) with `cand` and runs it once: tag -> (launcher or
+    None, fields to emit: the error against softmax in f64 and the bits differing from the generated
+    kernel's output z, or the error message)."""
+    out = {}
+    mods["generated"].bind(cand, x, z)()
+    for tag, m in mods.items():
+        try:
+            run = m.bind(cand, x, y)
+            y.fill_(float("nan"))
+            run()
+            diff = int((z.view(torch.int32) != y.view(torch.int32)).sum().item())
+            out[tag] = (run, {"err": ((y.double() - ref).norm() / ref.norm()).item(), "bits_differing": diff})
+        except Exception as e:  # noqa: BLE001
+            out[tag] = (None, {"error": repr(e)[:300]})
+    return out
+
+
 def variant_module(case, tag, edit):
     """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
     src = edit(open(os.path.join(ART, case, "triton", "kernel.py")).read())
@@ -206,15 +241,18 @@ def _f64div(a, r):
 
 _ASM_HELPERS = """
 @triton.jit
+def _mk_setup(b):
+    # Per row: b as f32, y = RN(1/b), and the dividend bound above which Markstein is exact
+    # (+inf when b itself is out of range, so that every element falls back).
+    b, y, lo = _mk_setup(b)
+    return b, y, lo
+
+@triton.jit
 def _div_asm(a, b, r):
     # Two Markstein steps in f32 with y = RN(1/b); elements outside the range where they are
     # exact (|a| <= 2^-100, a zero, |q| < 2^-124 or >= 2^126, b outside [2^-125, 2^125], NaN,
     # inf) take the f64 product under a per-thread predicate inside the asm.
-    b = tl.cast(b, tl.float32)
-    y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)
-    bb = tl.abs(b)
-    lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),
-                  7.888609052210118e-31, float('inf'))
+    b, y, lo = _mk_setup(b)
     return tl.inline_asm_elementwise(
         \"\"\"{
         .reg .f32 q, rm, t;
@@ -241,11 +279,7 @@ def _div_asm(a, b, r):
 
 @triton.jit
 def _div_where(a, b, r):
-    b = tl.cast(b, tl.float32)
-    y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)
-    bb = tl.abs(b)
-    lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),
-                  7.888609052210118e-31, float('inf'))
+    b, y, lo = _mk_setup(b)
     q = a * y
     q = tl.fma(tl.fma(-q, b, a), y, q)
     q = tl.fma(tl.fma(-q, b, a), y, q)
@@ -283,18 +317,12 @@ def asmdiv_probe():
     not exact, chosen per thread inside inline PTX (predicated): bits against torch's IEEE
     division on adversarial operands, then softmax at the long-row shapes next to the generated
     (f64 product), the select form, approximate `/` and the hand-written kernel."""
-    import re
     os.environ["INTENT_RUNTIME"] = "0"
-    call = r"(?<!def )_div_by_recip\((\w+), (\w+)\)"
-
-    def recips(src):
-        return dict(re.findall(r"(\w+) = _recip_f64\((\w+)\)", src))
-
     def with_helper(fn):
         def edit(src):
             rb = recips(src)
             src = src.replace("@triton.jit\ndef _recip_f64", _ASM_HELPERS + "@triton.jit\ndef _recip_f64", 1)
-            return re.sub(call, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
+            return re.sub(_DIV_CALL, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
         return edit
 
     mods = {"generated": load("softmax"), "asm": variant_module("softmax", "asm", with_helper("_div_asm")),
@@ -330,28 +358,15 @@ def asmdiv_probe():
             emit(kind="asmdiv-exact", inputs=label, rep=rep, n=n, asm_differing=int((~same).sum().item()),
                  where_differing=int((~samew).sum().item()), torch_gpu_vs_cpu_differing=int((~samec).sum().item()))
 
-    for M, N in [(1024, 32768), (4096, 16384), (8192, 4096)]:
-        x = torch.randn(M, N, device="cuda")
-        y = torch.empty_like(x)
-        z = torch.empty_like(x)
-        byt = 2 * M * N * 4
-        ref = torch.softmax(x.double(), 1)
+    for M, N, x, y, z, byt, ref in softmax_shapes():
         fns, names = {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"]
         for w in (16, 32):
             cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
-            mods["generated"].bind(cand, x, z)()
-            for tag, m in mods.items():
-                try:
-                    run = m.bind(cand, x, y)
-                    y.fill_(float("nan"))
-                    run()
-                    diff = int((z.view(torch.int32) != y.view(torch.int32)).sum().item())
-                    emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w,
-                         err=((y.double() - ref).norm() / ref.norm()).item(), bits_differing=diff)
+            for tag, (run, info) in bound_variants(mods, cand, x, y, z, ref).items():
+                emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w, **info)
+                if run:
                     fns[f"{tag}/w{w}"] = run
                     names.append(f"{tag}/w{w}")
-                except Exception as e:  # noqa: BLE001
-                    emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w, error=repr(e)[:400])
         for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9).items():
             emit(kind="asmdiv", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
 
@@ -362,19 +377,13 @@ def softdiv_probe():
     tiny or huge dividends, probe only), a block range test choosing Markstein or the f64
     product with the store inside each branch (the exact Markstein form), and approximate
     division; then the chunked structure. Bits are compared with the generated form."""
-    import re
     os.environ["INTENT_RUNTIME"] = "0"
-    call = r"(?<!def )_div_by_recip\((\w+), (\w+)\)"
-
-    def recips(src):
-        return dict(re.findall(r"(\w+) = _recip_f64\((\w+)\)", src))
-
     def helpers(src):
         return src.replace("@triton.jit\ndef _recip_f64", _BRANCH_HELPERS + "@triton.jit\ndef _recip_f64", 1)
 
     def markstein(src):
         rb = recips(src)
-        return re.sub(call, lambda mt: f"_mk2({mt[1]}, {rb[mt[2]]}, {mt[2]})", helpers(src))
+        return re.sub(_DIV_CALL, lambda mt: f"_mk2({mt[1]}, {rb[mt[2]]}, {mt[2]})", helpers(src))
 
     def store_in_branch(src):
         rb = recips(src)
@@ -391,31 +400,18 @@ def softdiv_probe():
 
     def approx(src):
         rb = recips(src)
-        return re.sub(call, lambda mt: f"({mt[1]} / {rb[mt[2]]})", src)
+        return re.sub(_DIV_CALL, lambda mt: f"({mt[1]} / {rb[mt[2]]})", src)
 
     mods = {"generated": load("softmax"), "markstein_only": variant_module("softmax", "mk", markstein),
             "store_in_branch": variant_module("softmax", "sib", store_in_branch),
             "approx": variant_module("softmax", "approx", approx)}
-    for M, N in [(1024, 32768), (4096, 16384), (8192, 4096)]:
-        x = torch.randn(M, N, device="cuda")
-        y = torch.empty_like(x)
-        z = torch.empty_like(x)
-        byt = 2 * M * N * 4
-        ref = torch.softmax(x.double(), 1)
+    for M, N, x, y, z, byt, ref in softmax_shapes():
         emit(kind="softdiv", shape=f"{M}x{N}", variant="handwritten", TBps=byt / t(lambda: hw.tri_softmax(x)) / 1e9)
         for w in (16, 32):
             cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
-            mods["generated"].bind(cand, x, z)()
-            for tag, m in mods.items():
-                try:
-                    run = m.bind(cand, x, y)
-                    y.fill_(float("nan"))
-                    run()
-                    diff = int((z.view(torch.int32) != y.view(torch.int32)).sum().item())
-                    emit(kind="softdiv", shape=f"{M}x{N}", variant=tag, warps=w, TBps=byt / t(run) / 1e9,
-                         err=((y.double() - ref).norm() / ref.norm()).item(), bits_differing=diff)
-                except Exception as e:  # noqa: BLE001
-                    emit(kind="softdiv", shape=f"{M}x{N}", variant=tag, warps=w, error=repr(e)[:300])
+            for tag, (run, info) in bound_variants(mods, cand, x, y, z, ref).items():
+                timing = {"TBps": byt / t(run) / 1e9} if run else {}
+                emit(kind="softdiv", shape=f"{M}x{N}", variant=tag, warps=w, **timing, **info)
         if N < 16384:
             continue
         # The chunked structure (three passes, the later two from L2) at several programs per SM.
@@ -748,7 +744,6 @@ def lnvar_probe():
     text variants: without the select before the first sum (the load already yields 0 in masked
     lanes), with the per-thread exact reciprocal of N replaced by an approximate one (a ceiling
     for moving it to the host), and both; best candidate of each, then 6 rotating rounds."""
-    import re
     os.environ["INTENT_RUNTIME"] = "0"
 
     def nowhere(src):
