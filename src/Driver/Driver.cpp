@@ -174,11 +174,6 @@ static std::string requestDigest(const CompileRequest &req, const Environment &e
   return kb.finish().hex;
 }
 
-/// Serves a request from the request index without parsing it: every kernel
-/// the digest recorded must still be a complete, intact entry.
-static bool serveRecordedRequest(cache::Cache &cache, const std::string &digest,
-                                 CompileResult &result);
-
 /// Builds one kernel's files (no cache involved).
 static bool buildKernel(const CompileRequest &req, const ProviderSetup &setup,
                         kir::KernelOp kernel, const std::string &key, KernelResult &kr,
@@ -250,6 +245,8 @@ static bool readEntryFiles(const cache::Entry &entry, KernelResult &kr) {
   return true;
 }
 
+/// Serves a request from the request index without parsing it: every kernel
+/// the digest recorded must still be a complete, intact entry.
 static bool serveRecordedRequest(cache::Cache &cache, const std::string &digest,
                                  CompileResult &result) {
   auto recorded = cache.requestKernels(digest);
