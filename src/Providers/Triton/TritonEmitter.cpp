@@ -146,6 +146,9 @@ public:
   Py &py;
   Coords coords;
   llvm::DenseMap<Value, std::string> cache;
+  /// What a load puts into its masked lanes when a reduction claimed it (see
+  /// padded()); 0 otherwise.
+  llvm::DenseMap<Value, std::string> loadFill;
   int counter = 0;
   std::vector<std::string> helperFns; ///< @triton.jit combine functions
   std::set<std::string> numericHelpers; ///< names in numericHelperSources() in use
@@ -237,6 +240,7 @@ public:
   std::string binaryExpr(StringRef name, const std::string &a, const std::string &b, Type t);
   std::string combineFn(Operation *reduceOrScan);
   std::string identityOf(Operation *op, unsigned i, Type elt);
+  std::string padded(Operation *reduceOrScan, unsigned i, bool tileMask, const std::string &mask);
   void store(kir::StoreOp st);
 };
 
@@ -306,8 +310,10 @@ std::string Emitter::value(Value v) {
     if (auto load = dyn_cast<kir::LoadOp>(op)) {
       auto [off, mask] = address(load.getView());
       std::string ptr = argName(load.getView()) + " + " + off;
+      auto fill = loadFill.find(v);
       r = bind(mask.empty() ? "tl.load(" + ptr + ")"
-                            : "tl.load(" + ptr + ", mask=" + mask + ", other=0)");
+                            : "tl.load(" + ptr + ", mask=" + mask + ", other=" +
+                                  (fill == loadFill.end() ? "0" : fill->second) + ")");
     } else if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       r = scalarConst(c);
     } else if (auto b = dyn_cast<kir::BroadcastOp>(op)) {
@@ -599,6 +605,33 @@ bool hasColAxis(const ProgramStructure &ps, Value v) {
   return llvm::is_contained(ax, (int)ps.extents.size() - 1);
 }
 
+/// Operand `i` of a reduce/scan with its identity in the lanes outside `mask`
+/// (f16/bf16 widened to f32). `tileMask`: `mask` is the tile's validity, whose
+/// only false lanes in a valid row are those outside the column mask. An
+/// operand that is a load of a view with the column axis, not yet emitted, is
+/// loaded with the identity in those lanes instead of selected afterwards: no
+/// other use reads them (stores are masked, every other reduction and scan pads
+/// its own operand), and the select costs per element (the long-row softmax,
+/// docs/performance.md stop 14).
+std::string Emitter::padded(Operation *r, unsigned i, bool tileMask, const std::string &mask) {
+  auto red = dyn_cast<kir::ReduceOp>(r);
+  auto scan = dyn_cast<kir::ScanOp>(r);
+  Value operand = red ? red.getInputs()[i] : scan.getInputs()[i];
+  std::optional<kir::ReduceKind> kind = red ? red.getKind() : scan.getKind();
+  Type elt = kir::kirElementType(operand.getType());
+  std::string ident = identityOf(r, i, elt);
+  const int inner = int(ps.extents.size()) - 1;
+  auto load = operand.getDefiningOp<kir::LoadOp>();
+  bool claim = tileMask && load && kind && !cache.count(operand) && inner >= 0 &&
+               llvm::is_contained(ps.axes.lookup(load.getView()), inner);
+  if (claim)
+    loadFill[operand] = ident;
+  std::string x = value(operand);
+  if (isNarrowFloat(elt))
+    x += ".to(tl.float32)";
+  return claim ? x : bind("tl.where(" + mask + ", " + x + ", " + ident + ")");
+}
+
 // --- pointwise ---------------------------------------------------------------
 void emitTiles(Emitter &e, Block &body) {
   int rank = e.ps.extents.size();
@@ -624,13 +657,8 @@ std::vector<std::string> treeReduce(Emitter &e, kir::ReduceOp r, const std::stri
   std::vector<std::string> ins;
   unsigned n = r.getInputs().size();
   bool arg = isArgReduce(r);
-  for (unsigned i = 0; i < n; ++i) {
-    Type elt = kir::kirElementType(r.getInputs()[i].getType());
-    std::string x = e.value(r.getInputs()[i]);
-    if (isNarrowFloat(elt))
-      x = x + ".to(tl.float32)";
-    ins.push_back(e.bind("tl.where(" + fullMask + ", " + x + ", " + e.identityOf(r, i, elt) + ")"));
-  }
+  for (unsigned i = 0; i < n; ++i)
+    ins.push_back(e.padded(r, i, /*tileMask=*/true, fullMask));
   if (arg) {
     std::string idx = e.bind("tl.where(" + fullMask + ", (" + e.coords.coord.back() +
                              ").to(tl.int32) + tl.zeros_like(" + ins[0] + ").to(tl.int32), 2147483647)");
@@ -748,13 +776,8 @@ void emitRowReduction(Emitter &e, Block &body) {
     setRowCoords("cols", "cmask");
     e.cache = reduced;
     std::vector<std::string> xs;
-    for (unsigned k = 0; k < n; ++k) {
-      Type elt = kir::kirElementType(r.getInputs()[k].getType());
-      std::string x = e.value(r.getInputs()[k]);
-      if (isNarrowFloat(elt))
-        x += ".to(tl.float32)";
-      xs.push_back(e.bind("tl.where(rmask & cmask, " + x + ", " + e.identityOf(r, k, elt) + ")"));
-    }
+    for (unsigned k = 0; k < n; ++k)
+      xs.push_back(e.padded(r, k, /*tileMask=*/true, "rmask & cmask"));
     if (arg)
       xs.push_back(e.bind("tl.where(rmask & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
                           ").to(tl.int32), 2147483647)"));
@@ -862,13 +885,8 @@ void emitRowScan(Emitter &e, Block &body) {
   e.cache.clear();
   std::vector<std::string> xs;
   std::string m = s.getExclusive() ? "rmask & smask" : "rmask & cmask";
-  for (unsigned k = 0; k < n; ++k) {
-    Type elt = kir::kirElementType(s.getInputs()[k].getType());
-    std::string x = e.value(s.getInputs()[k]);
-    if (isNarrowFloat(elt))
-      x += ".to(tl.float32)";
-    xs.push_back(e.bind("tl.where(" + m + ", " + x + ", " + e.identityOf(s, k, elt) + ")"));
-  }
+  for (unsigned k = 0; k < n; ++k)
+    xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
   std::vector<std::string> scanned;
   for (unsigned k = 0; k < n; ++k)
     scanned.push_back(e.fresh("sc"));

@@ -67,3 +67,22 @@ def test_structure_edges_match_reference(name, compile_kir):
         want = clone_args(base)
         ref.launch(*want)
         run_candidates(tri, tri.CANDIDATES, base, want, f"{name} {sizes}", False)
+
+
+@pytest.mark.parametrize("name", ["max_sum_shift", "f16_min_and_copy", "argmax_and_neg", "cumsum_and_square",
+                                  "exclusive_cumsum"])
+def test_masked_lane_claims_match_reference(name, compile_kir):
+    """tests/python/providers/kir/masked_lanes.kir: every candidate, ragged and empty shapes, with
+    non-finite values in the data (a claimed lane must never leak into a result)."""
+    path = os.path.join(os.path.dirname(__file__), "kir", "masked_lanes.kir")
+    tri = compile_kir(path, target="triton")[name]
+    ref = compile_kir(path, target="reference")[name]
+    for i, sizes in enumerate(SHAPES + [{"M": 3, "N": 33}]):
+        base = make_inputs(tri.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(i))
+        if i == 1 and base[0].numel():
+            base[0].view(-1)[:3] = torch.tensor([float("inf"), float("-inf"), float("nan")]).to(base[0].dtype)
+        if i in (0, len(SHAPES)):  # rows entirely below / above zero: a lane padded with 0 shows
+            base[0] += -100 if i == 0 else 100
+        want = clone_args(base)
+        ref.launch(*want)
+        run_candidates(tri, tri.CANDIDATES, base, want, f"{name} {sizes}", False)
