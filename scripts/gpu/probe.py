@@ -298,7 +298,7 @@ def scaled(g, n, lo, hi):
     return (m * torch.exp2(e)).float()
 
 
-_PROBE_RECIP = _PROBE_DASM = _PROBE_DWHERE = None  # set by asmdiv_probe before the first launch
+_PROBE_RECIP = _PROBE_DASM = _PROBE_DWHERE = _PROBE_DIVR = None  # set by asmdiv_probe before the first launch
 
 
 @triton.jit
@@ -310,6 +310,107 @@ def _asmdiv_exact_kernel(a_ptr, b_ptr, o_ptr, w_ptr, n, BLOCK: tl.constexpr):
     r = _PROBE_RECIP(b)
     tl.store(o_ptr + offs, _PROBE_DASM(a, b, r), mask=m)
     tl.store(w_ptr + offs, _PROBE_DWHERE(a, b, r), mask=m)
+
+
+@triton.jit
+def _nanmax(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@triton.jit
+def _softmax_steps(x, y, M, N, sx, sy, BLOCK: tl.constexpr, NANMAX: tl.constexpr, WHERE: tl.constexpr,
+                   TWO_D: tl.constexpr, DIV: tl.constexpr, ROWS: tl.constexpr):
+    # The hand-written softmax (anchors.py) with the generated kernel's choices switched on one
+    # at a time: NaN-propagating max, masks by select after a zero-filled load, a [1, BLOCK]
+    # tile (ROWS: with a row coordinate tensor and its mask, as generated), and the division
+    # (0 approximate `/`, 1 f64 product, 2 div_rn).
+    row = tl.program_id(0)
+    if TWO_D:
+        cols = tl.arange(0, BLOCK)[None, :]
+        ax: tl.constexpr = 1
+    else:
+        cols = tl.arange(0, BLOCK)
+        ax: tl.constexpr = 0
+    m = cols < N
+    if ROWS:
+        rows = (row + tl.arange(0, 1))[:, None]
+        m = (rows < M) & m
+        row = rows
+    if WHERE:
+        v0 = tl.load(x + row * sx + cols, mask=m, other=0.0)
+        v = tl.where(m, v0, float("-inf"))
+    else:
+        v0 = tl.load(x + row * sx + cols, mask=m, other=-float("inf"))
+        v = v0
+    if NANMAX:
+        mx = tl.reduce(v, ax, _nanmax, keep_dims=TWO_D)
+    else:
+        mx = tl.max(v, ax, keep_dims=TWO_D)
+    e = tl.exp(v0 - mx)
+    if WHERE:
+        s = tl.sum(tl.where(m, e, 0.0), ax, keep_dims=TWO_D)
+    else:
+        s = tl.sum(e, ax, keep_dims=TWO_D)
+    if DIV == 1:
+        o = _PROBE_DIVR(e, _PROBE_RECIP(s))
+    elif DIV == 2:
+        o = tl.div_rn(e, s)
+    else:
+        o = e / s
+    tl.store(y + row * sy + cols, o, mask=m)
+
+
+def softsteps_probe():
+    """Which of the generated softmax's choices cost at 16 warps? The hand-written kernel with
+    them switched on one at a time (registers, spills, TB/s, rotating rounds), next to the
+    generated kernel at 16 and 32 warps. SOFTSTEPS_ONLY=a,b limits the hand-written steps."""
+    global _PROBE_RECIP, _PROBE_DIVR
+    gen = load("softmax")
+    _PROBE_RECIP, _PROBE_DIVR = gen._recip_f64, gen._div_by_recip
+
+    pattern = r"(v0 = tl\.load\([^\n]*other=)0\)\n(\s+)v1 = tl\.where\(rmask & cmask, v0, float\('-inf'\)\)"
+
+    def identity_load(src):
+        # The resident path's max reduction reads the load itself: load its identity into the
+        # masked lanes and drop the select (the sum keeps its select). Generated so since 7793055.
+        return re.sub(pattern, r"\1float('-inf'))\n\2v1 = v0", src)
+    variants = {"generated": gen}
+    if re.search(pattern, open(os.path.join(ART, "softmax", "triton", "kernel.py")).read()):
+        variants["identity_load"] = variant_module("softmax", "ident", identity_load)
+    # (NANMAX, WHERE, TWO_D, DIV, ROWS)
+    steps = {"hw": (0, 0, 0, 0, 0), "f64div": (0, 0, 0, 1, 0), "all_approx": (1, 1, 1, 0, 1),
+             "all_f64div": (1, 1, 1, 1, 1), "nanmax_where": (1, 1, 0, 1, 0), "nanmax_2d": (1, 0, 1, 1, 0),
+             "where_2d": (0, 1, 1, 1, 0), "2d_rows": (0, 0, 1, 1, 1), "where_2d_rows": (0, 1, 1, 1, 1),
+             "nanmax_2d_rows": (1, 0, 1, 1, 1), "nanmax_where_2d": (1, 1, 1, 1, 0)}
+    if os.environ.get("SOFTSTEPS_ONLY"):
+        steps = {k: v for k, v in steps.items() if k in os.environ["SOFTSTEPS_ONLY"].split(",")}
+    for M, N, x, y, z, byt, ref in softmax_shapes():
+        BLOCK = triton.next_power_of_2(N)
+        fns, names = {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"]
+        for tag, (nm, wh, d2, dv, rw) in steps.items():
+            for w in (16, 32):
+                def run(nm=nm, wh=wh, d2=d2, dv=dv, rw=rw, w=w, x=x, y=y, M=M, N=N, BLOCK=BLOCK):
+                    return _softmax_steps[(M,)](x, y, M, N, x.stride(0), y.stride(0), BLOCK=BLOCK, NANMAX=nm,
+                                                WHERE=wh, TWO_D=d2, DIV=dv, ROWS=rw, num_warps=w)
+                try:
+                    k = run()
+                    k._init_handles()
+                    err = ((y.double() - ref).norm() / ref.norm()).item()
+                    emit(kind="softsteps-regs", shape=f"{M}x{N}", variant=tag, warps=w, n_regs=k.n_regs,
+                         n_spills=k.n_spills, err=err)
+                    fns[f"{tag}/w{w}"] = run
+                    names.append(f"{tag}/w{w}")
+                except Exception as e:  # noqa: BLE001
+                    emit(kind="softsteps-regs", shape=f"{M}x{N}", variant=tag, warps=w, error=repr(e)[:300])
+        for w in (16, 32):
+            cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
+            for tag, (run, info) in bound_variants(variants, cand, x, y, z, ref).items():
+                emit(kind="softsteps-check", shape=f"{M}x{N}", variant=tag, warps=w, **info)
+                if run:
+                    fns[f"{tag}/w{w}"] = run
+                    names.append(f"{tag}/w{w}")
+        for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9, rounds=int(os.environ.get("ROUNDS", "4"))).items():
+            emit(kind="softsteps", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
 
 
 def asmdiv_probe():
@@ -846,7 +947,7 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
