@@ -413,6 +413,44 @@ def softsteps_probe():
             emit(kind="softsteps", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
 
 
+def ab_probe():
+    """A/B of two compilers' artifacts: ART/<case> (this tree) against ART/<case>_old (compiled by
+    another intentc into the same layout; see .gpu-artifacts/run.sh of the call), each tuned by its
+    own launcher and timed in rotating rounds; outputs compared bit for bit."""
+    def lnargs(M, N, dt):
+        x = torch.randn(M, N, device="cuda", dtype=dt)
+        return [x, torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt),
+                torch.empty_like(x), 1e-5], 2 * M * N * x.element_size(), 3
+    def rowargs(M, N, out_rows):
+        x = torch.randn(M, N, device="cuda")
+        y = torch.empty(M, device="cuda") if out_rows else torch.empty_like(x)
+        return [x, y], (M * N + (M if out_rows else M * N)) * 4, 1
+    cases = [("layernorm_f32", "8192x1024", lambda: lnargs(8192, 1024, torch.float32)),
+             ("layernorm_f32", "8192x4096", lambda: lnargs(8192, 4096, torch.float32)),
+             ("layernorm", "8192x1024", lambda: lnargs(8192, 1024, torch.float16)),
+             ("softmax", "32768x512", lambda: rowargs(32768, 512, False)),
+             ("softmax", "1024x32768", lambda: rowargs(1024, 32768, False)),
+             ("row_sum", "65536x256", lambda: rowargs(65536, 256, True)),
+             ("row_sum", "256x65536", lambda: rowargs(256, 65536, True))]
+    for case, shape, make in cases:
+        if not os.path.isdir(os.path.join(ART, case + "_old")):
+            continue
+        args, byt, out = make()
+        new, old = load(case), load(case + "_old")
+        fns, outs = {}, {}
+        for tag, m in (("new", new), ("old", old)):
+            a = [t.clone() if isinstance(t, torch.Tensor) else t for t in args]
+            win = m.prepare(*a)
+            fns[tag] = m.bind(win, *a)
+            fns[tag]()
+            outs[tag] = a[out]
+            emit(kind="ab-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
+        same = bool(torch.equal(outs["new"].view(torch.uint8), outs["old"].view(torch.uint8)))
+        res = rotating_rounds(fns, ["new", "old"], byt / 1e9, rounds=int(os.environ.get("ROUNDS", "6")))
+        emit(kind="ab", case=case, shape=shape, new=res["new"][0], old=res["old"][0],
+             ratio=res["new"][0] / res["old"][0], new_min=res["new"][1], old_max=res["old"][2], bits_equal=same)
+
+
 def asmdiv_probe():
     """Exact f32 division by a row-uniform divisor with the f64 fallback only where Markstein is
     not exact, chosen per thread inside inline PTX (predicated): bits against torch's IEEE
@@ -947,7 +985,7 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
