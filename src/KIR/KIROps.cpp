@@ -606,7 +606,12 @@ static ParseResult parseReductionHead(OpAsmParser &p, ReductionOptions &o) {
   return p.parseOperandList(o.inputs);
 }
 
-/// Resolves identities (scalars of the input element types) and seeds.
+/// Resolves identities (scalars of the input element types) and seeds. Called
+/// after the combiner region is parsed: an operand resolved before it may be a
+/// forward reference that a value of the region then "defines"; MLIR 19's parser
+/// erases that placeholder while the operation state still holds it (a
+/// use-after-free found by the parser fuzzer). Resolved afterwards, such a name
+/// is an undeclared value in the enclosing region, as it should be.
 static ParseResult resolveReductionOperands(OpAsmParser &p, OperationState &s,
                                             ReductionOptions &o, ArrayRef<Type> inputTypes,
                                             ArrayRef<Type> resultTypes, llvm::SMLoc loc) {
@@ -668,13 +673,12 @@ ParseResult ReduceOp::parse(OpAsmParser &p, OperationState &s) {
       p.parseTypeList(outTypes))
     return failure();
   s.addAttribute("dims", p.getBuilder().getDenseI64ArrayAttr(dims));
-  if (resolveReductionOperands(p, s, o, inTypes, outTypes, loc))
-    return failure();
   s.addTypes(outTypes);
+  // The combiner first, the operands after it (resolveReductionOperands).
   Region *body = s.addRegion();
   if (!o.kind && p.parseRegion(*body, /*arguments=*/{}, /*enableNameShadowing=*/false))
     return failure();
-  return success();
+  return resolveReductionOperands(p, s, o, inTypes, outTypes, loc);
 }
 
 void ReduceOp::print(OpAsmPrinter &p) {
@@ -855,13 +859,12 @@ ParseResult ScanOp::parse(OpAsmParser &p, OperationState &s) {
     s.addAttribute("exclusive", p.getBuilder().getUnitAttr());
   if (o.reverse)
     s.addAttribute("reverse", p.getBuilder().getUnitAttr());
-  if (resolveReductionOperands(p, s, o, types, types, loc))
-    return failure();
   s.addTypes(types);
+  // The combiner first, the operands after it (resolveReductionOperands).
   Region *body = s.addRegion();
   if (!o.kind && p.parseRegion(*body, {}, false))
     return failure();
-  return success();
+  return resolveReductionOperands(p, s, o, types, types, loc);
 }
 
 void ScanOp::print(OpAsmPrinter &p) {
