@@ -201,6 +201,21 @@ def bound_variants(mods, cand, x, y, z, ref):
     return out
 
 
+def time_variants(kind, mods, M, N, x, y, z, byt, ref, fns, names, rounds):
+    """Adds every softmax variant module at 16 and 32 warps to `fns` (after its bit check), then
+    times them all in rotating rounds ($ROUNDS overrides `rounds`)."""
+    for w in (16, 32):
+        cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
+        for tag, (run, info) in bound_variants(mods, cand, x, y, z, ref).items():
+            emit(kind=kind + "-check", shape=f"{M}x{N}", variant=tag, warps=w, **info)
+            if run:
+                fns[f"{tag}/w{w}"] = run
+                names.append(f"{tag}/w{w}")
+    rounds = int(os.environ.get("ROUNDS", rounds))
+    for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9, rounds=rounds).items():
+        emit(kind=kind, shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
+
+
 def variant_module(case, tag, edit):
     """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
     src = edit(open(os.path.join(ART, case, "triton", "kernel.py")).read())
@@ -402,15 +417,7 @@ def softsteps_probe():
                     names.append(f"{tag}/w{w}")
                 except Exception as e:  # noqa: BLE001
                     emit(kind="softsteps-regs", shape=f"{M}x{N}", variant=tag, warps=w, error=repr(e)[:300])
-        for w in (16, 32):
-            cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
-            for tag, (run, info) in bound_variants(variants, cand, x, y, z, ref).items():
-                emit(kind="softsteps-check", shape=f"{M}x{N}", variant=tag, warps=w, **info)
-                if run:
-                    fns[f"{tag}/w{w}"] = run
-                    names.append(f"{tag}/w{w}")
-        for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9, rounds=int(os.environ.get("ROUNDS", "4"))).items():
-            emit(kind="softsteps", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
+        time_variants("softsteps", variants, M, N, x, y, z, byt, ref, fns, names, rounds=4)
 
 
 def ab_probe():
@@ -498,16 +505,8 @@ def asmdiv_probe():
                  where_differing=int((~samew).sum().item()), torch_gpu_vs_cpu_differing=int((~samec).sum().item()))
 
     for M, N, x, y, z, byt, ref in softmax_shapes():
-        fns, names = {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"]
-        for w in (16, 32):
-            cand = {"NUM_WARPS": w, "OWN_M": 1, "RED_N": 8192, "SPLIT": 1}
-            for tag, (run, info) in bound_variants(mods, cand, x, y, z, ref).items():
-                emit(kind="asmdiv-check", shape=f"{M}x{N}", variant=tag, warps=w, **info)
-                if run:
-                    fns[f"{tag}/w{w}"] = run
-                    names.append(f"{tag}/w{w}")
-        for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9).items():
-            emit(kind="asmdiv", shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
+        time_variants("asmdiv", mods, M, N, x, y, z, byt, ref,
+                      {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"], rounds=6)
 
 
 def softdiv_probe():
