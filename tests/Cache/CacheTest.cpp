@@ -423,6 +423,30 @@ TEST_CASE("cache: clear") {
   CHECK(c.getOrBuild(keyFor("c1"), {}, simpleBuild("c1"))->kind == PublishResult::Kind::Built);
 }
 
+TEST_CASE("cache: a version-1 index is migrated to the request index and keeps its entries") {
+  TempDir t;
+  std::string key = keyFor("v1");
+  {
+    Cache c = openOk(t.path);
+    REQUIRE(c.getOrBuild(key, {"k", "triton", "sm_90"}, simpleBuild("v1")).ok());
+  }
+  // Downgrade to what an intentc of schema version 1 left behind.
+  sqlite3 *db = nullptr;
+  REQUIRE(sqlite3_open((t.path + "/index.sqlite").c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "DROP TRIGGER requests_forget; DROP TABLE requests; PRAGMA user_version = 1",
+                       nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+
+  Cache c = openOk(t.path);
+  auto hit = c.lookup(key);
+  REQUIRE(hit.ok());
+  CHECK(hit->hit);
+  REQUIRE(c.recordRequest("r", {{"k", key}}).ok());
+  CHECK(c.requestKernels("r")->size() == 1);
+  REQUIRE(c.clear().ok());
+  CHECK(c.requestKernels("r")->empty()); // the trigger came with the migration
+}
+
 TEST_CASE("cache: lookupAll is all or nothing and records hits in one go") {
   TempDir t;
   Cache c = openOk(t.path);
