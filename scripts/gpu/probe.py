@@ -259,7 +259,11 @@ _ASM_HELPERS = """
 def _mk_setup(b):
     # Per row: b as f32, y = RN(1/b), and the dividend bound above which Markstein is exact
     # (+inf when b itself is out of range, so that every element falls back).
-    b, y, lo = _mk_setup(b)
+    b = tl.cast(b, tl.float32)
+    y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)
+    bb = tl.abs(b)
+    lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),
+                  7.888609052210118e-31, float('inf'))
     return b, y, lo
 
 @triton.jit
