@@ -620,10 +620,9 @@ std::string Emitter::padded(Operation *r, unsigned i, bool tileMask, const std::
   std::optional<kir::ReduceKind> kind = red ? red.getKind() : scan.getKind();
   Type elt = kir::kirElementType(operand.getType());
   std::string ident = identityOf(r, i, elt);
-  const int inner = int(ps.extents.size()) - 1;
   auto load = operand.getDefiningOp<kir::LoadOp>();
-  bool claim = tileMask && load && kind && !cache.count(operand) && inner >= 0 &&
-               llvm::is_contained(ps.axes.lookup(load.getView()), inner);
+  bool claim = tileMask && load && kind && !cache.count(operand) &&
+               hasColAxis(ps, load.getView());
   if (claim)
     loadFill[operand] = ident;
   std::string x = value(operand);
