@@ -509,8 +509,8 @@ struct Ops {
   }
 
   /// Records hits of checked rows in one write transaction: hit_count,
-  /// last_used_at and, with `count`, the hits counter (once per row).
-  Status touch(std::vector<Row *> rows, bool count) {
+  /// last_used_at and the hits counter (once per row).
+  Status touch(std::vector<Row *> rows) {
     int64_t now = nowMs();
     std::lock_guard<std::mutex> g(I.mu);
     Status s = I.db->immediate([&]() -> Status {
@@ -522,9 +522,8 @@ struct Ops {
         st->reset().bind(1, now).bind(2, r->key);
         if (Status s2 = st->run(); !s2)
           return s2;
-        if (count)
-          if (Status s2 = bumpCounter("hits"); !s2)
-            return s2;
+        if (Status s2 = bumpCounter("hits"); !s2)
+          return s2;
       }
       return Status();
     });
@@ -537,15 +536,15 @@ struct Ops {
     return Status();
   }
 
-  /// Lookup core. `count`: update hit/miss counters.
-  Expected<LookupResult> lookup(const std::string &key, bool count, bool repair) {
+  /// Lookup core: checks, then counts the hit or the miss.
+  Expected<LookupResult> lookup(const std::string &key, bool repair) {
     LookupResult res;
     auto c = check(key);
     if (!c)
       return c.takeError();
     res.missReason = c->missReason;
     if (res.missReason.empty()) {
-      if (Status s = touch({&*c->row}, count); !s)
+      if (Status s = touch({&*c->row}); !s)
         return s.takeError();
       res.hit = true;
       res.entry = toEntry(*c->row, c->sums);
@@ -553,9 +552,8 @@ struct Ops {
     }
     if (repair && c->row && c->row->state == "complete")
       res.repaired = repairBroken(*c->row);
-    if (count)
-      if (Status s = countLocked("misses"); !s)
-        return s.takeError();
+    if (Status s = countLocked("misses"); !s)
+      return s.takeError();
     return res;
   }
 
@@ -712,7 +710,7 @@ size_t Cache::sweepStaleTemps(int olderThanMinutes) {
 Expected<LookupResult> Cache::lookup(const std::string &key) {
   if (!isValidKey(key))
     return makeError("invalid cache key '" + key + "'");
-  return Ops{*impl_}.lookup(key, /*count=*/true, /*repair=*/true);
+  return Ops{*impl_}.lookup(key, /*repair=*/true);
 }
 
 Expected<std::optional<std::vector<Entry>>>
@@ -732,7 +730,7 @@ Cache::lookupAll(const std::vector<std::string> &keys) {
   std::vector<Row *> rows;
   for (Ops::Checked &c : checked)
     rows.push_back(&*c.row);
-  if (Status s = ops.touch(rows, /*count=*/true); !s)
+  if (Status s = ops.touch(rows); !s)
     return s.takeError();
   std::vector<Entry> out;
   for (const Ops::Checked &c : checked)
@@ -795,7 +793,7 @@ Expected<PublishResult> Cache::getOrBuild(const std::string &key, const EntryInf
     if (!c)
       return c.takeError();
     if (c->missReason.empty()) {
-      if (Status s = ops.touch({&*c->row}, /*count=*/true); !s)
+      if (Status s = ops.touch({&*c->row}); !s)
         return s.takeError();
       PublishResult pr;
       pr.kind = PublishResult::Kind::Hit;
@@ -817,7 +815,7 @@ Expected<PublishResult> Cache::getOrBuild(const std::string &key, const EntryInf
     const Row &r = **row;
     FileSums sums;
     if (r.state == "complete") {
-      auto again = ops.lookup(key, /*count=*/true, /*repair=*/false);
+      auto again = ops.lookup(key, /*repair=*/false);
       if (!again)
         return again.takeError();
       if (again->hit) {
