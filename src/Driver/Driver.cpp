@@ -142,10 +142,10 @@ static std::string compilerIdentity(const Environment &env) {
 /// The artifact key (docs/cache.md "Identity"): everything that can change the
 /// output, nothing that cannot (paths, time, environment, working directory).
 static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &setup,
-                              const Environment &env, const std::string &canonicalKIR,
+                              const std::string &compiler, const std::string &canonicalKIR,
                               const std::string &abi) {
   cache::KeyBuilder kb;
-  kb.add("compiler", compilerIdentity(env));
+  kb.add("compiler", compiler);
   kb.add("kir", canonicalKIR);
   kb.add("abi", abi);
   kb.add("target", req.target + " " + setup.capsCanonical);
@@ -159,10 +159,10 @@ static cache::Key artifactKey(const CompileRequest &req, const ProviderSetup &se
 /// everything compile() reads before it derives the artifact keys, so equal
 /// digests always yield the same kernels and keys. Names shown only in
 /// diagnostics are left out: a request that succeeded once has none.
-static std::string requestDigest(const CompileRequest &req, const Environment &env) {
+static std::string requestDigest(const CompileRequest &req, const std::string &compiler) {
   cache::KeyBuilder kb;
   kb.add("request-format", "1");
-  kb.add("compiler", compilerIdentity(env));
+  kb.add("compiler", compiler);
   kb.add("source", req.source);
   kb.add("kernel", req.kernel ? "1" + *req.kernel : "0");
   kb.add("target", req.target);
@@ -281,12 +281,14 @@ static bool serveRecordedRequest(cache::Cache &cache, const std::string &digest,
 CompileResult driver::compile(const CompileRequest &req, const Environment &env,
                               cache::Cache *cache) {
   CompileResult result;
+  // Once per request, not per kernel: the tables' digest reads every bundled file.
+  const std::string compiler = req.stage == Stage::KIR ? "" : compilerIdentity(env);
   // A repeated request is served from the request index before any parsing.
   const bool cachedRequest = cache && req.stage == Stage::Full && !req.printIRAfterAll &&
                              !req.keepFailedKernels;
   std::string digest;
   if (cachedRequest) {
-    digest = requestDigest(req, env);
+    digest = requestDigest(req, compiler);
     if (serveRecordedRequest(*cache, digest, result))
       return result;
   }
@@ -349,7 +351,7 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
       result.kernels.push_back(std::move(kr));
       continue;
     }
-    cache::Key key = artifactKey(req, setup, env, canonical,
+    cache::Key key = artifactKey(req, setup, compiler, canonical,
                                  providers::abiMetadata(kernel).dump());
     kr.key = key.hex;
     for (const auto &c : key.components)
