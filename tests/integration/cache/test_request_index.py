@@ -62,6 +62,22 @@ def test_repeated_request_is_served_from_the_request_index(tmp_path, env, cache_
     assert requests(cache_dir) == rows  # a hit records nothing new
 
 
+def test_a_recorded_request_is_served_from_its_record(tmp_path, env, cache_dir, target):
+    """A repeat is answered from the request index, not by parsing: pointed (by hand) at another
+    complete entry, the record is what the next compile returns."""
+    a, b = tmp_path / "a.kir", tmp_path / "b.kir"
+    a.write_text(pointwise_kir(1, "first"))
+    b.write_text(pointwise_kir(2, "second"))
+    ka, kb = compiled(a, env, target)[0]["key"], compiled(b, env, target)[0]["key"]
+    digest_a = [r[0] for r in requests(cache_dir) if r[3] == ka][0]
+    db = sqlite3.connect(Path(cache_dir) / "index.sqlite")
+    db.execute("UPDATE requests SET kernel = 'second', key = ? WHERE digest = ?", (kb, digest_a))
+    db.commit()
+    db.close()
+    served = compiled(a, env, target)
+    assert [(k["name"], k["key"], k["cache"]) for k in served] == [("second", kb, "hit")]
+
+
 def test_every_input_of_a_request_is_part_of_its_digest(tmp_path, env, cache_dir, target):
     """Variants compiled in turn in one cache, twice each: every cached compile must give the
     key --print-key derives for that very request (a digest that missed an input would serve
