@@ -12,7 +12,8 @@ probe-sum-rows.json), persist (descriptor GEMM rows with 1, 132 and 264 workers)
 at 16x8192x8192), softdiv (softmax division variants), ceiling (64 MiB row sums against a
 pure streaming read, dirty and clean L2 flush), batched (batched GEMM: generated rows vs
 flattened 2-D host descriptors), ws (large GEMMs: warp specialization, persistence,
-flattening, split epilogue next to the generated and hand-written kernels), lnvar (layernorm f16 with
+flattening, split epilogue next to the generated and hand-written kernels), evict (evict_first
+on streamed tile loads under do_bench's dirty flush), lnvar (layernorm f16 with
 the select before the first sum and the per-thread reciprocal removed), dump, maxnreg.
 """
 import importlib.util
@@ -436,13 +437,20 @@ def ab_probe():
         x = torch.randn(M, N, device="cuda")
         y = torch.empty(M, device="cuda") if out_rows else torch.empty_like(x)
         return [x, y], (M * N + (M if out_rows else M * N)) * 4, 1
+    def sumargs(M, N, out_shape):
+        x = torch.randn(M, N, device="cuda")
+        return [x, torch.empty(out_shape, device="cuda")], M * N * 4, 1
     cases = [("layernorm_f32", "8192x1024", lambda: lnargs(8192, 1024, torch.float32)),
              ("layernorm_f32", "8192x4096", lambda: lnargs(8192, 4096, torch.float32)),
              ("layernorm", "8192x1024", lambda: lnargs(8192, 1024, torch.float16)),
              ("softmax", "32768x512", lambda: rowargs(32768, 512, False)),
              ("softmax", "1024x32768", lambda: rowargs(1024, 32768, False)),
              ("row_sum", "65536x256", lambda: rowargs(65536, 256, True)),
-             ("row_sum", "256x65536", lambda: rowargs(256, 65536, True))]
+             ("row_sum", "256x65536", lambda: rowargs(256, 65536, True)),
+             ("row_sum", "8192x8192", lambda: rowargs(8192, 8192, True)),
+             ("row_max", "65536x256", lambda: rowargs(65536, 256, True)),
+             ("col_sum", "8192x8192", lambda: sumargs(8192, 8192, (8192,))),
+             ("total_sum", "8192x8192", lambda: sumargs(8192, 8192, ()))]
     for case, shape, make in cases:
         if not os.path.isdir(os.path.join(ART, case + "_old")):
             continue
@@ -456,7 +464,7 @@ def ab_probe():
             fns[tag]()
             outs[tag] = a[out]
             emit(kind="ab-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
-        same = bool(torch.equal(outs["new"].view(torch.uint8), outs["old"].view(torch.uint8)))
+        same = bool(torch.equal(outs["new"].reshape(-1).view(torch.uint8), outs["old"].reshape(-1).view(torch.uint8)))
         res = rotating_rounds(fns, ["new", "old"], byt / 1e9, rounds=int(os.environ.get("ROUNDS", "6")))
         emit(kind="ab", case=case, shape=shape, new=res["new"][0], old=res["old"][0],
              ratio=res["new"][0] / res["old"][0], new_min=res["new"][1], old_max=res["old"][2], bits_equal=same)
@@ -622,6 +630,96 @@ def ceiling_probe():
             fns["rowsum " + json.dumps(c, sort_keys=True)] = m.bind(c, x, out)
         for name, fn in fns.items():
             emit(kind="ceiling", shape=shape, variant=name, TBps=byt / t(fn) / 1e9, clean_TBps=byt / _bench_clean(fn) / 1e9)
+
+
+@triton.jit
+def _read_sink_ef(x, out, n, BLOCK: tl.constexpr):
+    # _read_sink with evict_first loads: the streamed lines are the first to leave L2.
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x + offs, mask=offs < n, other=0.0, eviction_policy="evict_first")
+    tl.store(out + tl.program_id(0), tl.sum(v, 0))
+
+
+def _evict_first_tiles(src, stores=False):
+    """Adds eviction_policy="evict_first" to every load of a tile (an address over `rows`), and
+    with `stores` to every store too."""
+    out = []
+    for line in src.split("\n"):
+        if ("tl.load(" in line and "(rows)" in line) or (stores and "tl.store(" in line):
+            i = line.rindex(")")
+            line = line[:i] + ', eviction_policy="evict_first"' + line[i:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def evict_probe():
+    """Does evict_first on streamed tile loads lift memory-bound kernels under do_bench's dirty
+    L2 flush? Each case: the generated kernel, the same with evict_first tile loads (ef) and
+    with evict_first stores too (efst), each tuned by its own launcher, then timed in rotating
+    rounds with torch and a pure streaming read (plain and evict_first) of the same bytes."""
+    dev = "cuda"
+    def lnargs(M, N):
+        x = torch.randn(M, N, device=dev, dtype=torch.float16)
+        w, b = torch.randn(N, device=dev, dtype=torch.float16), torch.randn(N, device=dev, dtype=torch.float16)
+        return [x, w, b, torch.empty_like(x), 1e-5], 2 * M * N * 2, 3, lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
+    def rows(M, N, kind):
+        x = torch.randn(M, N, device=dev)
+        if kind == "row":
+            return [x, torch.empty(M, device=dev)], (M * N + M) * 4, 1, lambda: x.sum(1)
+        if kind == "col":
+            return [x, torch.empty(N, device=dev)], (M * N + N) * 4, 1, lambda: x.sum(0)
+        if kind == "total":
+            return [x, torch.empty((), device=dev)], M * N * 4, 1, lambda: x.sum()
+        if kind == "cumsum":
+            return [x, torch.empty_like(x)], 2 * M * N * 4, 1, lambda: x.cumsum(1)
+        if kind == "add":
+            y = torch.randn(M, N, device=dev)
+            return [x, y, torch.empty_like(x)], 3 * M * N * 4, 2, lambda: x + y
+        return [x, torch.empty_like(x)], 2 * M * N * 4, 1, lambda: torch.softmax(x, 1)
+    cases = [("row_sum", "65536x256", lambda: rows(65536, 256, "row")),
+             ("row_sum", "256x65536", lambda: rows(256, 65536, "row")),
+             ("row_sum", "8192x8192", lambda: rows(8192, 8192, "row")),
+             ("softmax", "1024x32768", lambda: rows(1024, 32768, "softmax")),
+             ("softmax", "8192x4096", lambda: rows(8192, 4096, "softmax")),
+             ("softmax", "8192x1024", lambda: rows(8192, 1024, "softmax")),
+             ("layernorm", "8192x1024", lambda: lnargs(8192, 1024)),
+             ("layernorm", "4096x8192", lambda: lnargs(4096, 8192)),
+             ("col_sum", "8192x8192", lambda: rows(8192, 8192, "col")),
+             ("total_sum", "8192x8192", lambda: rows(8192, 8192, "total")),
+             ("cumsum", "8192x8192", lambda: rows(8192, 8192, "cumsum")),
+             ("add", "16384x16384", lambda: rows(16384, 16384, "add"))]
+    only = os.environ.get("EVICT_ONLY")
+    for case, shape, make in cases:
+        if only and case not in only.split(","):
+            continue
+        args, byt, out, torch_fn = make()
+        mods = {"gen": load(case), "ef": variant_module(case, "ef", _evict_first_tiles),
+                "efst": variant_module(case, "efst", lambda s: _evict_first_tiles(s, stores=True))}
+        fns, outs = {"torch": torch_fn}, {}
+        for tag, m in mods.items():
+            a = [v.clone() if isinstance(v, torch.Tensor) else v for v in args]
+            try:
+                win = m.prepare(*a)
+                fns[tag] = m.bind(win, *a)
+                fns[tag]()
+            except Exception as e:  # noqa: BLE001
+                emit(kind="evict", case=case, shape=shape, variant=tag, error=repr(e)[:300])
+                continue
+            outs[tag] = a[out]
+            emit(kind="evict-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
+        n = args[0].numel()
+        for blk, w in [(8192, 16)]:
+            part = torch.empty(triton.cdiv(n, blk), device=dev)
+            x0 = args[0]
+            fns["read"] = lambda x0=x0, part=part, blk=blk, w=w: _read_sink[(part.numel(),)](x0, part, n, BLOCK=blk, num_warps=w)
+            fns["read_ef"] = lambda x0=x0, part=part, blk=blk, w=w: _read_sink_ef[(part.numel(),)](x0, part, n, BLOCK=blk, num_warps=w)
+        same = {tag: bool(torch.equal(outs[tag].reshape(-1).view(torch.uint8), outs["gen"].reshape(-1).view(torch.uint8)))
+                for tag in outs}
+        names = list(fns)
+        res = rotating_rounds(fns, names, byt / 1e9, rounds=int(os.environ.get("ROUNDS", "6")))
+        for k in names:
+            emit(kind="evict", case=case, shape=shape, variant=k, TBps=res[k][0], TBps_min=res[k][1],
+                 TBps_max=res[k][2], bits_equal_gen=same.get(k, ""))
 
 
 @triton.jit
@@ -988,7 +1086,8 @@ if __name__ == "__main__":
     which = sys.argv[2:] or ["mem", "gemm"]
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
-             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe}
+             "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
+             "evict": evict_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
