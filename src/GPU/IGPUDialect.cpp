@@ -20,6 +20,17 @@ void IGPUDialect::initialize() {
       >();
 }
 
+LogicalResult IGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() != kEvictAttr)
+    return success();
+  if (op->getName().getStringRef() != "kir.load")
+    return op->emitError() << "'" << kEvictAttr << "' applies only to kir.load";
+  auto s = llvm::dyn_cast<StringAttr>(attr.getValue());
+  if (!s || s.getValue() != "first")
+    return op->emitError() << "'" << kEvictAttr << "' must be \"first\"";
+  return success();
+}
+
 LogicalResult ParameterAttr::verify(function_ref<InFlightDiagnostic()> emitError, StringRef symbol,
                                     StringRef role, StringRef kind, DenseI64ArrayAttr domain,
                                     ArrayAttr consumers, ArrayAttr requirements) {

@@ -14,6 +14,7 @@ using namespace intent::gpu;
 namespace intent::gpu {
 #define GEN_PASS_DEF_ERASEDEADVALUES
 #define GEN_PASS_DEF_SELECTSTRUCTURE
+#define GEN_PASS_DEF_ASSIGNCACHEHINTS
 #define GEN_PASS_DEF_PROJECTPROFILES
 #define GEN_PASS_DEF_FILTERTRITONCANDIDATES
 #include "intent/GPU/Passes.h.inc"
@@ -111,6 +112,30 @@ struct SelectStructurePass : ::intent::gpu::impl::SelectStructureBase<SelectStru
     kernel->setAttr(kFacts, stringArray(b, ps.facts));
     kernel->setAttr(kParameters, parameterAttrs(kernel.getContext(), ps));
     markAllAnalysesPreserved();
+  }
+
+  PipelineState *state = nullptr;
+};
+
+struct AssignCacheHintsPass : ::intent::gpu::impl::AssignCacheHintsBase<AssignCacheHintsPass> {
+  AssignCacheHintsPass() = default;
+  explicit AssignCacheHintsPass(PipelineState &s) : state(&s) {}
+
+  void runOnOperation() override {
+    kir::KernelOp kernel = getOperation();
+    if (failed(requireInput(*this, state, kernel, kStructure)) || !state->structure)
+      return signalPassFailure();
+    kernel.walk([](kir::LoadOp load) { load->removeAttr(igpu::IGPUDialect::kEvictAttr); });
+    std::vector<kir::LoadOp> once = loadsReadOnce(kernel, *state->structure);
+    if (once.empty())
+      return markAllAnalysesPreserved();
+    Builder b(kernel.getContext());
+    for (kir::LoadOp load : once)
+      load->setAttr(igpu::IGPUDialect::kEvictAttr, b.getStringAttr("first"));
+    ProgramStructure &ps = *state->structure;
+    ps.facts.push_back("every input element is read once and every output is reduced: the loads "
+                       "of the whole iteration space evict first from L2");
+    kernel->setAttr(kFacts, stringArray(b, ps.facts));
   }
 
   PipelineState *state = nullptr;
@@ -257,6 +282,9 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
 std::unique_ptr<Pass> gpu::createEraseDeadValuesPass() { return createEraseDeadValues(); }
 std::unique_ptr<Pass> gpu::createSelectStructurePass(PipelineState &state) {
   return std::make_unique<SelectStructurePass>(state);
+}
+std::unique_ptr<Pass> gpu::createAssignCacheHintsPass(PipelineState &state) {
+  return std::make_unique<AssignCacheHintsPass>(state);
 }
 std::unique_ptr<Pass> gpu::createProjectProfilesPass(PipelineState &state) {
   return std::make_unique<ProjectProfilesPass>(state);

@@ -37,6 +37,7 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   PassManager pm(kernel.getContext(), kir::KernelOp::getOperationName());
   pm.addPass(createEraseDeadValuesPass());
   pm.addPass(createSelectStructurePass(state));
+  pm.addPass(createAssignCacheHintsPass(state));
   pm.addPass(createProjectProfilesPass(state));
   if (stop != StopAfter::Shared)
     pm.addPass(createFilterTritonCandidatesPass(state));

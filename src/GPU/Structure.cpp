@@ -573,3 +573,24 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   }
   return ps;
 }
+
+std::vector<kir::LoadOp> gpu::loadsReadOnce(kir::KernelOp kernel, const ProgramStructure &ps) {
+  std::vector<kir::LoadOp> once;
+  if ((ps.kind != StructureKind::RowReduction && ps.kind != StructureKind::SplitReduction) ||
+      ps.reductions.size() != 1 || ps.sequential)
+    return once;
+  size_t rank = ps.extents.size();
+  auto spansAll = [&](Value v) {
+    SmallVector<int> a(ps.axes.lookup(v));
+    llvm::sort(a);
+    return a.size() == rank && std::unique(a.begin(), a.end()) == a.end();
+  };
+  Block &body = kernel.getBody().front();
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op); st && spansAll(st.getView()))
+      return once;
+  for (Operation &op : body)
+    if (auto load = dyn_cast<kir::LoadOp>(op); load && spansAll(load.getView()))
+      once.push_back(load);
+  return once;
+}

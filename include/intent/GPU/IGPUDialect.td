@@ -16,6 +16,11 @@ def IGPU_Dialect : Dialect {
   let cppNamespace = "::intent::igpu";
   let summary = "Shared GPU program facts: typed physical parameters and configuration sets";
   let useDefaultAttributePrinterParser = 1;
+  // `igpu.evict` on a kir.load (written by igpu-assign-cache-hints) is checked.
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kEvictAttr = "igpu.evict";
+  }];
 }
 
 class IGPU_Attr<string name, string attrMnemonic> : AttrDef<IGPU_Dialect, name> {

@@ -33,6 +33,21 @@ def SelectStructure : Pass<"igpu-select-structure", "::intent::kir::KernelOp"> {
   let dependentDialects = ["::intent::igpu::IGPUDialect"];
 }
 
+def AssignCacheHints : Pass<"igpu-assign-cache-hints", "::intent::kir::KernelOp"> {
+  let summary = "Mark the loads whose lines the program reads once as evict-first";
+  let description = [{
+    Runs after igpu-select-structure. In a reduction whose outputs are all
+    reduced values, each element of a load that spans the iteration space is
+    read by one program exactly once (see `loadsReadOnce`): such a load gets
+    `igpu.evict = "first"`, so its lines are the first to leave the L2 cache
+    and lines other work still needs (a producer's output, say) stay. Kernels
+    that write a full-size output get no hint: on the H200 it slowed softmax
+    (docs/performance.md). The pass owns the attribute: one already on a load
+    is replaced by its decision.
+  }];
+  let dependentDialects = ["::intent::igpu::IGPUDialect"];
+}
+
 def ProjectProfiles : Pass<"igpu-project-profiles", "::intent::kir::KernelOp"> {
   let summary = "Project every profile row of the selected family onto the parameter domains";
   let description = [{

@@ -70,6 +70,14 @@ struct ProgramStructure {
   int dominantBits = 32;
 };
 
+/// The loads whose every element the program reads exactly once: the kernel
+/// reduces (row or split reduction) with a single reduction (a chunked row
+/// makes one pass per reduction) under a tree policy, no store spans the whole
+/// iteration space, and the load's view spans every axis (a view broadcast
+/// along an axis is read by many programs).
+std::vector<intent::kir::LoadOp> loadsReadOnce(intent::kir::KernelOp kernel,
+                                               const ProgramStructure &ps);
+
 /// Runs the construction for `kernel`. On failure emits a diagnostic ("no
 /// realization for this form yet" class) and returns nullopt.
 std::optional<ProgramStructure> analyzeKernel(intent::kir::KernelOp kernel,

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intent/Providers/Triton.h"
+#include "intent/GPU/IGPU.h"
 #include "intent/Providers/LaunchABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -311,9 +312,12 @@ std::string Emitter::value(Value v) {
       auto [off, mask] = address(load.getView());
       std::string ptr = argName(load.getView()) + " + " + off;
       auto fill = loadFill.find(v);
-      r = bind(mask.empty() ? "tl.load(" + ptr + ")"
+      std::string hint = load->hasAttr(igpu::IGPUDialect::kEvictAttr)
+                             ? ", eviction_policy=\"evict_first\""
+                             : "";
+      r = bind(mask.empty() ? "tl.load(" + ptr + hint + ")"
                             : "tl.load(" + ptr + ", mask=" + mask + ", other=" +
-                                  (fill == loadFill.end() ? "0" : fill->second) + ")");
+                                  (fill == loadFill.end() ? "0" : fill->second) + hint + ")");
     } else if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       r = scalarConst(c);
     } else if (auto b = dyn_cast<kir::BroadcastOp>(op)) {
