@@ -640,28 +640,42 @@ def _read_sink_ef(x, out, n, BLOCK: tl.constexpr):
     tl.store(out + tl.program_id(0), tl.sum(v, 0))
 
 
-def _evict_first_tiles(src, stores=False):
-    """Adds eviction_policy="evict_first" to every load of a tile (an address over `rows`), and
-    with `stores` to every store too."""
+def _hint_lines(src, loads=None, stores=None):
+    """Appends `loads` to every load of a tile (an address over `rows`) and `stores` to every
+    store, e.g. ', eviction_policy="evict_first"'; a hint the kernel already has is removed first."""
+    src = src.replace(', eviction_policy="evict_first"', "")
     out = []
     for line in src.split("\n"):
-        if ("tl.load(" in line and "(rows)" in line) or (stores and "tl.store(" in line):
+        add = loads if ("tl.load(" in line and "(rows)" in line) else stores if "tl.store(" in line else None
+        if add:
             i = line.rindex(")")
-            line = line[:i] + ', eviction_policy="evict_first"' + line[i:]
+            line = line[:i] + add + line[i:]
         out.append(line)
     return "\n".join(out)
 
 
+_EF = ', eviction_policy="evict_first"'
+# Cache-hint variants of a generated kernel (probe.py evict; EVICT_VARIANTS picks some).
+HINT_VARIANTS = {
+    "none": lambda s: _hint_lines(s),
+    "ef": lambda s: _hint_lines(s, loads=_EF),
+    "efst": lambda s: _hint_lines(s, loads=_EF, stores=_EF),
+    "stcs": lambda s: _hint_lines(s, stores=', cache_modifier=".cs"'),
+    "ldcs": lambda s: _hint_lines(s, loads=', cache_modifier=".cs"'),
+    "el": lambda s: _hint_lines(s, loads=', eviction_policy="evict_last"'),
+}
+
+
 def evict_probe():
-    """Does evict_first on streamed tile loads lift memory-bound kernels under do_bench's dirty
-    L2 flush? Each case: the generated kernel, the same with evict_first tile loads (ef) and
-    with evict_first stores too (efst), each tuned by its own launcher, then timed in rotating
-    rounds with torch and a pure streaming read (plain and evict_first) of the same bytes."""
+    """Do cache hints lift memory-bound kernels under do_bench's dirty L2 flush? Each case: the
+    generated kernel and its HINT_VARIANTS named by $EVICT_VARIANTS (default ef,efst: evict_first
+    tile loads, and stores too), each tuned by its own launcher, then timed in rotating rounds
+    with torch and (unless EVICT_READ=0) a pure streaming read, plain and evict_first."""
     dev = "cuda"
-    def lnargs(M, N):
-        x = torch.randn(M, N, device=dev, dtype=torch.float16)
-        w, b = torch.randn(N, device=dev, dtype=torch.float16), torch.randn(N, device=dev, dtype=torch.float16)
-        return [x, w, b, torch.empty_like(x), 1e-5], 2 * M * N * 2, 3, lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
+    def lnargs(M, N, dt=torch.float16):
+        x = torch.randn(M, N, device=dev, dtype=dt)
+        w, b = torch.randn(N, device=dev, dtype=dt), torch.randn(N, device=dev, dtype=dt)
+        return [x, w, b, torch.empty_like(x), 1e-5], 2 * M * N * x.element_size(), 3, lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5)
     def rows(M, N, kind):
         x = torch.randn(M, N, device=dev)
         if kind == "row":
@@ -684,6 +698,7 @@ def evict_probe():
              ("softmax", "8192x1024", lambda: rows(8192, 1024, "softmax")),
              ("layernorm", "8192x1024", lambda: lnargs(8192, 1024)),
              ("layernorm", "4096x8192", lambda: lnargs(4096, 8192)),
+             ("layernorm_f32", "8192x1024", lambda: lnargs(8192, 1024, torch.float32)),
              ("col_sum", "8192x8192", lambda: rows(8192, 8192, "col")),
              ("total_sum", "8192x8192", lambda: rows(8192, 8192, "total")),
              ("cumsum", "8192x8192", lambda: rows(8192, 8192, "cumsum")),
@@ -693,8 +708,9 @@ def evict_probe():
         if only and case not in only.split(","):
             continue
         args, byt, out, torch_fn = make()
-        mods = {"gen": load(case), "ef": variant_module(case, "ef", _evict_first_tiles),
-                "efst": variant_module(case, "efst", lambda s: _evict_first_tiles(s, stores=True))}
+        mods = {"gen": load(case)}
+        for tag in os.environ.get("EVICT_VARIANTS", "ef,efst").split(","):
+            mods[tag] = variant_module(case, tag, HINT_VARIANTS[tag])
         fns, outs = {"torch": torch_fn}, {}
         for tag, m in mods.items():
             a = [v.clone() if isinstance(v, torch.Tensor) else v for v in args]
@@ -708,7 +724,7 @@ def evict_probe():
             outs[tag] = a[out]
             emit(kind="evict-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
         n = args[0].numel()
-        for blk, w in [(8192, 16)]:
+        for blk, w in ([(8192, 16)] if os.environ.get("EVICT_READ", "1") == "1" else []):
             part = torch.empty(triton.cdiv(n, blk), device=dev)
             x0 = args[0]
             fns["read"] = lambda x0=x0, part=part, blk=blk, w=w: _read_sink[(part.numel(),)](x0, part, n, BLOCK=blk, num_warps=w)
