@@ -661,7 +661,7 @@ HINT_VARIANTS = {
     "ef": lambda s: _hint_lines(s, loads=_EF),
     "efst": lambda s: _hint_lines(s, loads=_EF, stores=_EF),
     "stcs": lambda s: _hint_lines(s, stores=', cache_modifier=".cs"'),
-    "ldcs": lambda s: _hint_lines(s, loads=', cache_modifier=".cs"'),
+    "ldcg": lambda s: _hint_lines(s, loads=', cache_modifier=".cg"'),  # loads take .ca/.cg/.cv only
     "el": lambda s: _hint_lines(s, loads=', eviction_policy="evict_last"'),
 }
 
@@ -716,11 +716,12 @@ def evict_probe():
             a = [v.clone() if isinstance(v, torch.Tensor) else v for v in args]
             try:
                 win = m.prepare(*a)
-                fns[tag] = m.bind(win, *a)
-                fns[tag]()
+                run = m.bind(win, *a)
+                run()
             except Exception as e:  # noqa: BLE001
                 emit(kind="evict", case=case, shape=shape, variant=tag, error=repr(e)[:300])
                 continue
+            fns[tag] = run
             outs[tag] = a[out]
             emit(kind="evict-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
         n = args[0].numel()
