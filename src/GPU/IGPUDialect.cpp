@@ -26,8 +26,8 @@ LogicalResult IGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   if (op->getName().getStringRef() != "kir.load")
     return op->emitError() << "'" << kEvictAttr << "' applies only to kir.load";
   auto s = llvm::dyn_cast<StringAttr>(attr.getValue());
-  if (!s || s.getValue() != "first")
-    return op->emitError() << "'" << kEvictAttr << "' must be \"first\"";
+  if (!s || (s.getValue() != "first" && s.getValue() != "last"))
+    return op->emitError() << "'" << kEvictAttr << "' must be \"first\" or \"last\"";
   return success();
 }
 

@@ -126,15 +126,18 @@ struct AssignCacheHintsPass : ::intent::gpu::impl::AssignCacheHintsBase<AssignCa
     if (failed(requireInput(*this, state, kernel, kStructure)) || !state->structure)
       return signalPassFailure();
     kernel.walk([](kir::LoadOp load) { load->removeAttr(igpu::IGPUDialect::kEvictAttr); });
-    std::vector<kir::LoadOp> once = loadsReadOnce(kernel, *state->structure);
-    if (once.empty())
+    auto hints = evictionHints(kernel, *state->structure);
+    if (hints.empty())
       return markAllAnalysesPreserved();
     Builder b(kernel.getContext());
-    for (kir::LoadOp load : once)
-      load->setAttr(igpu::IGPUDialect::kEvictAttr, b.getStringAttr("first"));
+    for (auto [load, hint] : hints)
+      load->setAttr(igpu::IGPUDialect::kEvictAttr, b.getStringAttr(evictHintName(hint)));
     ProgramStructure &ps = *state->structure;
-    ps.facts.push_back("every input element is read once and every output is reduced: the loads "
-                       "of the whole iteration space evict first from L2");
+    ps.facts.push_back(hints.front().second == EvictHint::First
+                           ? "every input element is read once and every output is reduced: the "
+                             "loads of the whole iteration space evict first from L2"
+                           : "the loads of the whole iteration space evict last from L2 (the kernel "
+                             "writes a full-size output or may read its rows again)");
     kernel->setAttr(kFacts, stringArray(b, ps.facts));
   }
 

@@ -574,11 +574,13 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   return ps;
 }
 
-std::vector<kir::LoadOp> gpu::loadsReadOnce(kir::KernelOp kernel, const ProgramStructure &ps) {
-  std::vector<kir::LoadOp> once;
-  if ((ps.kind != StructureKind::RowReduction && ps.kind != StructureKind::SplitReduction) ||
-      ps.reductions.size() != 1 || ps.sequential)
-    return once;
+const char *gpu::evictHintName(EvictHint h) { return h == EvictHint::First ? "first" : "last"; }
+
+std::vector<std::pair<kir::LoadOp, EvictHint>> gpu::evictionHints(kir::KernelOp kernel,
+                                                                  const ProgramStructure &ps) {
+  std::vector<std::pair<kir::LoadOp, EvictHint>> hints;
+  if (ps.kind == StructureKind::Matmul)
+    return hints;
   size_t rank = ps.extents.size();
   auto spansAll = [&](Value v) {
     SmallVector<int> a(ps.axes.lookup(v));
@@ -586,11 +588,14 @@ std::vector<kir::LoadOp> gpu::loadsReadOnce(kir::KernelOp kernel, const ProgramS
     return a.size() == rank && std::unique(a.begin(), a.end()) == a.end();
   };
   Block &body = kernel.getBody().front();
+  bool readOnce = (ps.kind == StructureKind::RowReduction ||
+                   ps.kind == StructureKind::SplitReduction) &&
+                  ps.reductions.size() == 1 && !ps.sequential;
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op); st && spansAll(st.getView()))
-      return once;
+      readOnce = false;
   for (Operation &op : body)
     if (auto load = dyn_cast<kir::LoadOp>(op); load && spansAll(load.getView()))
-      once.push_back(load);
-  return once;
+      hints.push_back({load, readOnce ? EvictHint::First : EvictHint::Last});
+  return hints;
 }

@@ -34,16 +34,19 @@ def SelectStructure : Pass<"igpu-select-structure", "::intent::kir::KernelOp"> {
 }
 
 def AssignCacheHints : Pass<"igpu-assign-cache-hints", "::intent::kir::KernelOp"> {
-  let summary = "Mark the loads whose lines the program reads once as evict-first";
+  let summary = "Give each load of the iteration space its L2 eviction priority";
   let description = [{
-    Runs after igpu-select-structure. In a reduction whose outputs are all
-    reduced values, each element of a load that spans the iteration space is
-    read by one program exactly once (see `loadsReadOnce`): such a load gets
-    `igpu.evict = "first"`, so its lines are the first to leave the L2 cache
-    and lines other work still needs (a producer's output, say) stay. Kernels
-    that write a full-size output get no hint: on the H200 it slowed softmax
-    (docs/performance.md). The pass owns the attribute: one already on a load
-    is replaced by its decision.
+    Runs after igpu-select-structure, on memory-bound structures (contractions
+    reuse their operand tiles and get no hint); see `evictionHints`. In a
+    reduction whose outputs are all reduced values, each element of a load
+    that spans the iteration space is read by one program exactly once: it
+    gets `igpu.evict = "first"`, so its lines leave L2 before lines other work
+    still needs (a producer's output, say). Every other such load (pointwise,
+    scans, reductions writing a full-size output or reading rows again) gets
+    `igpu.evict = "last"`. Both choices are measured on the H200, where the
+    opposite hint of each class is slower (docs/performance.md, stop 15).
+    Loads of views broadcast along an axis keep the default. The pass owns
+    the attribute: one already on a load is replaced by its decision.
   }];
   let dependentDialects = ["::intent::igpu::IGPUDialect"];
 }

@@ -70,13 +70,18 @@ struct ProgramStructure {
   int dominantBits = 32;
 };
 
-/// The loads whose every element the program reads exactly once: the kernel
-/// reduces (row or split reduction) with a single reduction (a chunked row
-/// makes one pass per reduction) under a tree policy, no store spans the whole
-/// iteration space, and the load's view spans every axis (a view broadcast
-/// along an axis is read by many programs).
-std::vector<intent::kir::LoadOp> loadsReadOnce(intent::kir::KernelOp kernel,
-                                               const ProgramStructure &ps);
+/// L2 eviction priority of a load (igpu-assign-cache-hints).
+enum class EvictHint { First, Last };
+const char *evictHintName(EvictHint h);
+
+/// The cache hint of every load that spans the whole iteration space of a
+/// memory-bound structure (a view broadcast along an axis gets none, and so
+/// does every load of a contraction). `First` when each element is read by one
+/// program exactly once and every output is reduced: a row or split reduction
+/// with a single tree-policy reduction (a chunked row makes one pass per
+/// reduction) and no store spanning the iteration space. `Last` otherwise.
+std::vector<std::pair<intent::kir::LoadOp, EvictHint>>
+evictionHints(intent::kir::KernelOp kernel, const ProgramStructure &ps);
 
 /// Runs the construction for `kernel`. On failure emits a diagnostic ("no
 /// realization for this form yet" class) and returns nullopt.

@@ -312,9 +312,8 @@ std::string Emitter::value(Value v) {
       auto [off, mask] = address(load.getView());
       std::string ptr = argName(load.getView()) + " + " + off;
       auto fill = loadFill.find(v);
-      std::string hint = load->hasAttr(igpu::IGPUDialect::kEvictAttr)
-                             ? ", eviction_policy=\"evict_first\""
-                             : "";
+      auto evict = load->getAttrOfType<StringAttr>(igpu::IGPUDialect::kEvictAttr);
+      std::string hint = evict ? ", eviction_policy=\"evict_" + evict.getValue().str() + "\"" : "";
       r = bind(mask.empty() ? "tl.load(" + ptr + hint + ")"
                             : "tl.load(" + ptr + ", mask=" + mask + ", other=" +
                                   (fill == loadFill.end() ? "0" : fill->second) + hint + ")");
