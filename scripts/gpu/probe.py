@@ -642,8 +642,9 @@ def _read_sink_ef(x, out, n, BLOCK: tl.constexpr):
 
 def _hint_lines(src, loads=None, stores=None):
     """Appends `loads` to every load of a tile (an address over `rows`) and `stores` to every
-    store, e.g. ', eviction_policy="evict_first"'; a hint the kernel already has is removed first."""
-    src = src.replace(', eviction_policy="evict_first"', "")
+    store, e.g. ', eviction_policy="evict_first"'; the hints the compiler wrote (first or last) are
+    removed first."""
+    src = re.sub(r', eviction_policy="evict_(first|last)"', "", src)
     out = []
     for line in src.split("\n"):
         add = loads if ("tl.load(" in line and "(rows)" in line) else stores if "tl.store(" in line else None
