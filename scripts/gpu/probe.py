@@ -445,6 +445,8 @@ def ab_probe():
              ("layernorm", "8192x1024", lambda: lnargs(8192, 1024, torch.float16)),
              ("softmax", "32768x512", lambda: rowargs(32768, 512, False)),
              ("softmax", "1024x32768", lambda: rowargs(1024, 32768, False)),
+             ("softmax", "8192x4096", lambda: rowargs(8192, 4096, False)),
+             ("cumsum", "8192x8192", lambda: rowargs(8192, 8192, False)),
              ("row_sum", "65536x256", lambda: rowargs(65536, 256, True)),
              ("row_sum", "256x65536", lambda: rowargs(256, 65536, True)),
              ("row_sum", "8192x8192", lambda: rowargs(8192, 8192, True)),

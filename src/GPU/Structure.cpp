@@ -411,14 +411,15 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       // Atomic merge needs: named add, unordered tree, result stored directly as f32/i32.
       bool direct = r->hasOneUse() && isa<kir::StoreOp>(*r->getUsers().begin());
       Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
-      ps.splitAtomic = direct && r.getKind() == kir::ReduceKind::add &&
+      ps.splitMerge = direct && r.getKind() == kir::ReduceKind::add &&
                        r.getEffectivePolicy() == kir::Policy::unordered_tree &&
                        (elt.isF32() || elt.isInteger(32));
-      if (ps.splitAtomic)
+      if (ps.splitMerge)
         ps.facts.push_back("the reduced value is stored directly and is an unordered f32/i32 "
-                           "sum: partial sums merge with atomics");
+                           "sum: split programs merge their partial sums in one launch (the last to "
+                           "arrive adds them in split order)");
       else
-        ps.facts.push_back("no atomic merge for this reduction: one program per output tile");
+        ps.facts.push_back("no split merge for this reduction: one program per output tile");
     } else {
       ps.kind = StructureKind::RowReduction;
       bool region = false;
@@ -433,19 +434,20 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                                 : "reductions along the innermost axis; results are the reduced values");
       // Long rows may be split across programs when every reduction is an
       // unordered f32/i32 sum without seed whose result is stored directly.
-      ps.splitAtomic = !region;
+      ps.splitMerge = !region;
       for (Operation *op : reductions) {
         auto r = cast<kir::ReduceOp>(op);
         Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
         bool direct = r->getNumResults() == 1 && r->hasOneUse() &&
                       isa<kir::StoreOp>(*r->getUsers().begin());
-        ps.splitAtomic &= direct && r.getKind() == kir::ReduceKind::add &&
+        ps.splitMerge &= direct && r.getKind() == kir::ReduceKind::add &&
                           r.getEffectivePolicy() == kir::Policy::unordered_tree &&
                           r.getInits().empty() && (elt.isF32() || elt.isInteger(32));
       }
-      if (ps.splitAtomic)
+      if (ps.splitMerge)
         ps.facts.push_back("every reduced value is an unordered f32/i32 sum stored directly: long "
-                           "rows may be split across programs and merged with atomics");
+                           "rows may be split across programs, the last to arrive adding the partial "
+                           "sums in split order");
     }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
@@ -506,8 +508,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
     add({"SPLIT", "reduction_outer", "int",
-         ps.splitAtomic ? powersOfTwo(1, 256) : std::vector<int64_t>{1},
-         {"programs splitting each row (grid dim 1); partial sums merge with atomics"},
+         ps.splitMerge ? powersOfTwo(1, 256) : std::vector<int64_t>{1},
+         {"programs splitting each row (grid dim 1); the last to arrive adds the partial sums in split order"},
          {"> 1 only when every reduction is an unordered f32/i32 sum stored directly"}});
     add({"COVER", "coverage", "int", {},
          {"resident row extent = next_pow2(cols), bound at launch"},
@@ -530,7 +532,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     add({"RED_M", "reduction", "int", tileDomain(rowsExtent, 1, 256),
          {"rows per step of the reduction loop"}, {}});
     add({"SPLIT", "reduction_outer", "int",
-         ps.splitAtomic ? powersOfTwo(1, 1024) : std::vector<int64_t>{1},
+         ps.splitMerge ? powersOfTwo(1, 1024) : std::vector<int64_t>{1},
          {"programs splitting the reduced range (grid dim 1)"},
          {"> 1 only with an atomic merge of an unordered sum"}});
     break;

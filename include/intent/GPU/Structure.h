@@ -64,7 +64,7 @@ struct ProgramStructure {
   /// Reductions/scans in program order.
   std::vector<mlir::Operation *> reductions;
   bool sequential = false;   ///< some reduction/scan must run element by element
-  bool splitAtomic = false;  ///< SplitReduction may combine partials with atomics
+  bool splitMerge = false;  ///< split programs merge partial sums (last arriver, split order)
   std::optional<ContractionInfo> contraction;
   std::vector<Parameter> parameters;
   int dominantBits = 32;

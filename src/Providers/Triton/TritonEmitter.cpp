@@ -603,6 +603,84 @@ void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> 
         e.store(st);
 }
 
+/// How the split axis of the workspace meets a merged store's lanes: `splits`
+/// broadcasts a chunk of split indices against the lanes, `axis` is the axis the
+/// merge sums over (kept when the lanes are a block), `chunk` how many splits
+/// one load covers.
+struct MergeLanes {
+  std::string group, lane, mask, width, splits, chunk;
+  int axis;
+  bool keep;
+};
+
+/// Whether a store writes a reduced value (a partial sum when the reduced range is split).
+bool isSplitPartial(const ProgramStructure &ps, kir::StoreOp st) {
+  return llvm::is_contained(ps.reductions, st.getValue().getDefiningOp());
+}
+
+/// Split programs merge their partial sums of the selected stores in one
+/// launch: with one split the program stores directly; otherwise each writes
+/// its partials to `ws[store, split, lane]` (f32 bits; i32 sums bitcast), passes
+/// a block barrier and counts itself in on its group's arrival counter
+/// (acquire-release); the last to arrive adds the partials, a chunk of splits
+/// per load in a fixed tree and the chunks in split order (the result does not
+/// depend on arrival order), stores and resets the counter. No zeroing launch
+/// is needed before it: the counters are left at zero.
+void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter,
+                    const MergeLanes &l) {
+  Py &py = e.py;
+  // Values are bound on first use: bind every stored value here, outside both branches.
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st))
+      e.value(st.getValue());
+  py.line("if tl.num_programs(1) == 1:");
+  py.push();
+  emitStores(e, body, filter);
+  py.pop();
+  py.line("else:");
+  py.push();
+  py.line("ns = tl.num_programs(1)");
+  // Only reduced values are partial per split; any other stored value (e.g. a loaded row
+  // vector) is the same in every split and is stored as is by the last to arrive.
+  std::vector<kir::StoreOp> stores;
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st) && isSplitPartial(e.ps, st))
+      stores.push_back(st);
+  auto isInt = [](kir::StoreOp st) { return isa<IntegerType>(kir::kirElementType(st.getValue().getType())); };
+  std::string m = l.mask.empty() ? "" : ", mask=" + l.mask;
+  for (auto [k, st] : llvm::enumerate(stores)) {
+    std::string v = e.value(st.getValue());
+    py.line("tl.store(ws + (" + std::to_string(k) + " * ns + tl.program_id(1)).to(tl.int64) * " + l.width + " + " +
+            l.lane + ", " + (isInt(st) ? v + ".to(tl.float32, bitcast=True)" : v) + m + ")");
+  }
+  py.line("tl.debug_barrier()");
+  py.line("if tl.atomic_add(sem + " + l.group + ", 1, sem=\"acq_rel\", scope=\"gpu\") == ns - 1:");
+  py.push();
+  py.line("js = tl.arange(0, " + l.chunk + ")" + l.splits);
+  std::string keep = l.keep ? ", keep_dims=True" : "";
+  for (auto [k, st] : llvm::enumerate(stores)) {
+    auto part = [&, k = k, st = st](const std::string &j0) {
+      std::string ld = "tl.load(ws + (" + std::to_string(k) + " * ns + " + j0 + " + js).to(tl.int64) * " + l.width +
+                       " + " + l.lane + ", mask=(" + j0 + " + js < ns)" + (l.mask.empty() ? "" : " & (" + l.mask + ")") +
+                       ", other=0, cache_modifier=\".cg\")";
+      if (isInt(st))
+        ld += ".to(tl.int32, bitcast=True)";
+      return "tl.sum(" + ld + ", " + std::to_string(l.axis) + keep + ")";
+    };
+    std::string acc = e.fresh("merged");
+    py.line(acc + " = " + part("0"));
+    py.line("for j0 in range(" + l.chunk + ", ns, " + l.chunk + "):");
+    py.push();
+    py.line(acc + " += " + part("j0"));
+    py.pop();
+    e.cache[st.getValue()] = acc;
+  }
+  emitStores(e, body, filter);
+  py.line("tl.atomic_xchg(sem + " + l.group + ", 0)  # ready for the next launch");
+  py.pop();
+  py.pop();
+}
+
 bool hasColAxis(const ProgramStructure &ps, Value v) {
   const auto &ax = ps.axes.lookup(v);
   return llvm::is_contained(ax, (int)ps.extents.size() - 1);
@@ -815,16 +893,11 @@ void emitRowReduction(Emitter &e, Block &body) {
   // Row-space stores (atomic partial sums when rows are split).
   e.cache = reduced;
   setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
-  if (ps.splitAtomic) {
-    for (Operation &op : body)
-      if (auto st = dyn_cast<kir::StoreOp>(op); st && !isFullStore(st)) {
-        auto [off, mask] = e.address(st.getView());
-        std::string ptr = e.argName(st.getView()) + " + " + off;
-        py.line("tl.atomic_add(" + ptr + ", " + e.value(st.getValue()) + ", mask=rmask)");
-      }
-  } else {
-    emitStores(e, body, [&](kir::StoreOp st) { return !isFullStore(st); });
-  }
+  auto rowStore = [&](kir::StoreOp st) { return !isFullStore(st); };
+  if (ps.splitMerge)
+    emitSplitMerge(e, body, rowStore, {"pid", "rows", "rmask", "R", "[None, :]", "32", 1, true});
+  else
+    emitStores(e, body, rowStore);
   // Full-row stores: one more pass.
   bool anyFull = false;
   for (Operation &op : body)
@@ -952,18 +1025,10 @@ void emitSplitReduction(Emitter &e, Block &body) {
     py.push();
     loopBody("(c0 + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
     py.pop();
-    // The atomic merge adds a [1, 1] block through a [1, 1] pointer; a plain store of a
-    // rank-0 result needs a scalar (a block cannot be stored through a scalar pointer).
-    std::string keep = ps.splitAtomic ? ", keep_dims=True" : "";
-    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + keep + "), " + (ps.splitAtomic ? "1" : "0") + ", " + fn +
-            keep + ")");
+    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + "), 0, " + fn + ")");
   }
-  if (!r.getInits().empty()) {
-    if (ps.splitAtomic)
-      py.line("res = tl.where(pid_s == 0, " + fn + "(" + e.value(r.getInits()[0]) + ", res), res)");
-    else
-      py.line("res = " + fn + "(" + e.value(r.getInits()[0]) + ", res)");
-  }
+  if (!r.getInits().empty())
+    py.line("res = tl.where(pid_s == 0, " + fn + "(" + e.value(r.getInits()[0]) + ", res), res)");
   // Coordinates of the kept axis for the output.
   if (colsKept) {
     py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
@@ -973,24 +1038,13 @@ void emitSplitReduction(Emitter &e, Block &body) {
   }
   e.cache.clear();
   e.cache[r.getResult(0)] = "res";
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op)) {
-      if (ps.splitAtomic) {
-        auto [off, mask] = e.address(st.getView());
-        std::string ptr = e.argName(st.getView()) + " + " + off;
-        std::string cond = colsKept ? "cols < C" : "";
-        if (colsKept)
-          py.line("tl.atomic_add(" + ptr + ", res, mask=" + cond + ")");
-        else
-          py.line("tl.atomic_add(" + ptr + " + tl.zeros([1, 1], dtype=tl.int64), res)");
-      } else {
-        py.line("if pid_n < tl.cdiv(" + std::string(colsKept ? "C" : "1") + ", " +
-                (colsKept ? "OWN_N" : "1") + "):");
-        py.push();
-        e.store(st);
-        py.pop();
-      }
-    }
+  auto any = [](kir::StoreOp) { return true; };
+  if (!ps.splitMerge)
+    emitStores(e, body, any);
+  else if (colsKept)
+    emitSplitMerge(e, body, any, {"pid_n", "cols", "cols < C", "C", "[:, None]", "16", 0, true});
+  else
+    emitSplitMerge(e, body, any, {"pid_n", "0", "", "1", "", "1024", 0, false});
 }
 
 // --- contraction ------------------------------------------------------------------
@@ -1317,9 +1371,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     for (Value v : outDescViews)
       kparams.push_back(e.argName(v) + "_odesc");
   }
-  if (ps.kind == StructureKind::Matmul) {
-    kparams.push_back("ws");  // split-K workspace (None unless SPLIT_K > 1)
-    kparams.push_back("sem"); // split-K per-tile arrival counters (None unless SPLIT_K > 1)
+  if (ps.kind == StructureKind::Matmul || ps.splitMerge) {
+    kparams.push_back("ws");  // split partials (matmul: None unless SPLIT_K > 1)
+    kparams.push_back("sem"); // per-group arrival counters, left at zero by every launch
   }
   kargs.push_back("R");
   kargs.push_back("C");
@@ -1478,22 +1532,18 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     break;
   }
   }
-  std::vector<std::string> restore, reset;
+  std::vector<std::string> restore;
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
-    if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i])) {
+    if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i]))
       if (v.getAccess() == kir::Access::InOut)
         restore.push_back("\"" + kernel.getArgName(i) + "\"");
-      if (ps.splitAtomic && v.getAccess() != kir::Access::In)
-        reset.push_back("\"" + kernel.getArgName(i) + "\"");
-    }
   std::string jitName = name + "_kernel";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
      << (ps.kind == StructureKind::Matmul ? " if c.get(\"SPLIT_K\", 1) == 1] or [_config(CANDIDATES[0])"
                                            : "")
      << "],\n    key=["
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
-     << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n    reset_to_zero=["
-     << llvm::join(reset, ", ") << "],\n)(" << jitName << ")\n\n";
+     << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n)(" << jitName << ")\n\n";
   os << "def _needs_idx64(*args):\n"
         "    # 32-bit offsets suffice when every element offset (and every tile overrun) stays below 2^31.\n"
         "    for t in args:\n"
@@ -1537,6 +1587,19 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
     os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
        << aName << ".device)\n";
+  } else if (ps.splitMerge) {
+    // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
+    unsigned merged = 0;
+    for (Operation &op : kernel.getBody().front())
+      if (auto st = dyn_cast<kir::StoreOp>(op))
+        merged += isSplitPartial(ps, st) &&
+                  (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView()));
+    bool colsKept = ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
+                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+    std::string lanes = ps.kind == StructureKind::RowReduction ? "R" : colsKept ? "C" : "1";
+    os << "    grid = lambda META: " << gridExpr << "\n";
+    Value firstView = *llvm::find_if(kernel.getArguments(), [](Value a) { return isa<kir::ViewType>(a.getType()); });
+    os << "    wshape = (" << lanes << ", " << merged << ", " << e.argName(firstView) << ".device)\n";
   } else {
     os << "    wshape = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
@@ -1595,17 +1658,30 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "def _launch(grid, args, meta, cand, wshape, work=None):\n"
           "    m = dict(meta, **(_workspace(cand, wshape) if work is None else work))\n"
           "    " << jitName << "[grid(m)](*args, **m, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
+  if (ps.splitMerge)
+    os << "_WORK = {}\n\n"
+          "def _split_work(g, wshape):\n"
+          "    \"\"\"Split merge: the partials [stores, splits, lanes] and one arrival counter per program group.\n"
+          "    Kept per device and stream and grown on demand: every launch leaves the counters at zero, so\n"
+          "    reuse needs no zeroing launch, and launches on one stream never overlap.\"\"\"\n"
+          "    lanes, stores, dev = wshape\n"
+          "    nws, nsem = max(1, stores * g[1] * lanes), max(1, g[0])\n"
+          "    key = (dev, torch.cuda.current_stream(dev).cuda_stream if dev.type == \"cuda\" else 0)\n"
+          "    w = _WORK.get(key)\n"
+          "    if w is None or w[0].numel() < nws or w[1].numel() < nsem:\n"
+          "        have = (w[0].numel(), w[1].numel()) if w is not None else (0, 0)\n"
+          "        w = (torch.empty(max(nws, have[0]), device=dev, dtype=torch.float32),\n"
+          "             torch.zeros(max(nsem, have[1]), device=dev, dtype=torch.int32))\n"
+          "        _WORK[key] = w\n"
+          "    return {\"ws\": w[0], \"sem\": w[1]}\n\n";
   os << "def _run_candidate(cand, launch_args):\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _validated(launch_args)\n";
   os << "    if empty:\n        return\n";
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
-  for (const auto &r : reset) {
-    std::string n = r.substr(1, r.size() - 2);
-    os << "    " << n << "_t = launch_args[" << [&] { for (unsigned i = 0; i < kernel.getNumArguments(); ++i) if (kernel.getArgName(i) == n) return i; return 0u; }() << "]\n";
-    os << "    " << n << "_t.zero_()\n";
-  }
   os << "    meta = _meta(cand)\n    meta.update(extra)\n";
+  if (ps.splitMerge)
+    os << "    meta.update(_split_work(grid(meta), wshape))\n";
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
   if (hostDesc)
@@ -1630,11 +1706,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    triton.set_allocator(_tma_alloc)\n";
   if (ps.kind == StructureKind::Matmul)
     os << "    work = _workspace(cand, wshape)  # reused: each run leaves the counters at zero\n";
+  if (ps.splitMerge)
+    os << "    meta.update(_split_work(g, wshape))  # reused: each run leaves the counters at zero\n";
   os << "    def run():\n";
-  for (const auto &r : reset) {
-    std::string n = r.substr(1, r.size() - 2);
-    os << "        launch_args[" << [&] { for (unsigned i = 0; i < kernel.getNumArguments(); ++i) if (kernel.getArgName(i) == n) return i; return 0u; }() << "].zero_()\n";
-  }
   if (ps.kind == StructureKind::Matmul) {
     os << "        if not empty:\n";
     os << "            _launch(grid, args, meta, cand, wshape, work)\n";
@@ -1683,10 +1757,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "            return\n"
         "        global _TUNED\n"
         "        KERNEL.configs = [_config(c) for c in cands]\n";
-  for (const auto &r : reset) {
-    std::string n = r.substr(1, r.size() - 2);
-    os << "    " << n << ".zero_()\n";
-  }
+  if (ps.splitMerge) // room for the widest split among the candidates
+    os << "    gs = [grid(dict(_meta(c), **extra)) for c in cands]\n"
+          "    extra.update(_split_work((max(g[0] for g in gs), max(g[1] for g in gs)), wshape))\n";
   os << "    KERNEL[grid](*args, **extra)\n\n";
   os << "def prepare(" << params << "):\n"
         "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
