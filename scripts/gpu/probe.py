@@ -1096,6 +1096,33 @@ def maxnreg_probe():
                          error=repr(e)[:300])
 
 
+def rowsplit_probe():
+    """Row sums of 64 MiB: the shipped winners against split and wider rows (any constexprs bind),
+    in rotating rounds with torch; outputs checked against torch."""
+    m = load("row_sum")
+    rows = {"65536x256": [dict(NUM_WARPS=8, OWN_M=8, RED_N=512, SPLIT=1), dict(NUM_WARPS=4, OWN_M=8, RED_N=256, SPLIT=1),
+                          dict(NUM_WARPS=8, OWN_M=16, RED_N=256, SPLIT=1), dict(NUM_WARPS=4, OWN_M=4, RED_N=256, SPLIT=1)],
+            "256x65536": [dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=s) for s in (1, 2, 3, 4)] +
+                         [dict(NUM_WARPS=16, OWN_M=1, RED_N=16384, SPLIT=s) for s in (1, 2)] +
+                         [dict(NUM_WARPS=8, OWN_M=1, RED_N=4096, SPLIT=2)]}
+    for shape, cands in rows.items():
+        M, N = map(int, shape.split("x"))
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for c in cands:
+            y = torch.full((M,), float("nan"), device="cuda")
+            run = m.bind(c, x, y)
+            run()
+            run()
+            err = ((y.double() - ref).norm() / ref.norm()).item()
+            name = json.dumps(c, sort_keys=True)
+            emit(kind="rowsplit_check", shape=shape, variant=name, err=err)
+            fns[name] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9).items():
+            emit(kind="rowsplit", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1107,7 +1134,7 @@ if __name__ == "__main__":
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
-             "evict": evict_probe}
+             "evict": evict_probe, "rowsplit": rowsplit_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
