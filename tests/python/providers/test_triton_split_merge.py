@@ -75,3 +75,23 @@ def test_split_merge_adds_the_workspace_partials(compile_kir):
     again = torch.full((5,), float("nan"))
     tmod._run_candidate(cand, (x, again))
     assert torch.equal(y, again)
+
+
+def test_split_merge_through_tritons_autotuner(compile_kir, monkeypatch):
+    """Triton's own autotuner (INTENT_RUNTIME=0) gets a workspace sized for the widest split of its
+    candidates; one split candidate, so it launches without benchmarking (none on the CPU)."""
+    monkeypatch.setenv("INTENT_RUNTIME", "0")
+    name = "row_sum"
+    path = os.path.join(REPO, "examples", name + ".kir")
+    tmod = compile_kir(path, target="triton")[name]
+    rmod = compile_kir(path, target="reference")[name]
+    cand = dict(min(tmod.CANDIDATES, key=lambda c: (c["RED_N"], c["OWN_M"])), SPLIT=3, NUM_WARPS=1)
+    monkeypatch.setattr(tmod, "CANDIDATES", [cand])
+    monkeypatch.setattr(tmod.KERNEL, "configs", [tmod._config(cand)])
+    base = make_inputs(tmod.ARTIFACT["abi"], {"M": 9, "N": 200}, torch.Generator().manual_seed(4))
+    want = clone_args(base)
+    rmod.launch(*want)
+    for attempt in range(2):
+        got = clone_args(base)
+        tmod.launch(*got)
+        compare(got[1], want[1], f"autotuned split row sum, run {attempt}", False)
