@@ -1123,6 +1123,39 @@ def rowsplit_probe():
             emit(kind="rowsplit", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def rowshape_probe():
+    """Small rows (layernorm f16 8192x1024, softmax 32768x512 / 8192x1024): warps and rows per program
+    beyond the shipped table, against the hand-written kernel, in rotating rounds; outputs checked."""
+    shapes = [("layernorm", 8192, 1024), ("softmax", 32768, 512), ("softmax", 8192, 1024)]
+    forms = [(4, 1), (2, 1), (1, 1), (8, 1), (2, 2), (4, 2), (8, 2), (4, 4), (8, 4)]
+    for case, M, N in shapes:
+        m = load(case)
+        if case == "layernorm":
+            x = torch.randn(M, N, device="cuda", dtype=torch.float16)
+            w, b = torch.randn(N, device="cuda", dtype=torch.float16), torch.randn(N, device="cuda", dtype=torch.float16)
+            ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-5)
+            fns = {"handwritten": lambda: hw.tri_ln(x, w, b)}
+            mk = lambda y: (x, w, b, y, 1e-5)
+            y0 = lambda: torch.full_like(x, float("nan"))
+        else:
+            x = torch.randn(M, N, device="cuda")
+            ref = torch.softmax(x.double(), 1)
+            fns = {"handwritten": lambda: hw.tri_softmax(x)}
+            mk = lambda y: (x, y)
+            y0 = lambda: torch.full_like(x, float("nan"))
+        byt = 2 * x.numel() * x.element_size()
+        for nw, om in forms:
+            c = dict(NUM_WARPS=nw, OWN_M=om, RED_N=N, SPLIT=1)
+            y = y0()
+            run = m.bind(c, *mk(y))
+            run()
+            err = ((y.double() - ref.double()).norm() / ref.double().norm()).item()
+            emit(kind="rowshape_check", case=case, shape=f"{M}x{N}", variant=f"w{nw}_m{om}", err=err)
+            fns[f"w{nw}_m{om}"] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9).items():
+            emit(kind="rowshape", case=case, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1134,7 +1167,8 @@ if __name__ == "__main__":
     modes = {"sums": sums_probe, "persist": persist_probe, "ctas": lambda: persist_probe("_ctas", "ctas"),
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
-             "evict": evict_probe, "rowsplit": rowsplit_probe}
+             "evict": evict_probe, "rowsplit": rowsplit_probe,
+             "rowshape": rowshape_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
