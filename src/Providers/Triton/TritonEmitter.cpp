@@ -603,6 +603,11 @@ void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> 
         e.store(st);
 }
 
+bool hasColAxis(const ProgramStructure &ps, Value v) {
+  const auto &ax = ps.axes.lookup(v);
+  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
+}
+
 /// How the split axis of the workspace meets a merged store's lanes: `splits`
 /// broadcasts a chunk of split indices against the lanes, `axis` is the axis the
 /// merge sums over (kept when the lanes are a block), `chunk` how many splits
@@ -613,9 +618,33 @@ struct MergeLanes {
   bool keep;
 };
 
-/// Whether a store writes a reduced value (a partial sum when the reduced range is split).
-bool isSplitPartial(const ProgramStructure &ps, kir::StoreOp st) {
-  return llvm::is_contained(ps.reductions, st.getValue().getDefiningOp());
+/// A split reduction over the leading axis of a rank-2 tensor keeps its columns
+/// (a column sum); otherwise it reduces every axis (a total).
+bool splitKeepsCols(const ProgramStructure &ps) {
+  return ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
+         !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+}
+
+/// Where a structure's split partials live: rows of a row reduction, kept
+/// columns of a column sum, or one lane for a total.
+MergeLanes mergeLanes(const ProgramStructure &ps) {
+  if (ps.kind == StructureKind::RowReduction)
+    return {"pid", "rows", "rmask", "R", "[None, :]", "32", 1, true};
+  if (splitKeepsCols(ps))
+    return {"pid_n", "cols", "cols < C", "C", "[:, None]", "16", 0, true};
+  return {"pid_n", "0", "", "1", "", "1024", 0, false};
+}
+
+/// The stores whose values are partial per split, in body order (their slots in
+/// the workspace): reduced values; in a row reduction only row-space outputs.
+std::vector<kir::StoreOp> splitPartials(const ProgramStructure &ps, Block &body) {
+  std::vector<kir::StoreOp> stores;
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op))
+      if (llvm::is_contained(ps.reductions, st.getValue().getDefiningOp()) &&
+          (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView())))
+        stores.push_back(st);
+  return stores;
 }
 
 /// Split programs merge their partial sums of the selected stores in one
@@ -626,9 +655,9 @@ bool isSplitPartial(const ProgramStructure &ps, kir::StoreOp st) {
 /// per load in a fixed tree and the chunks in split order (the result does not
 /// depend on arrival order), stores and resets the counter. No zeroing launch
 /// is needed before it: the counters are left at zero.
-void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter,
-                    const MergeLanes &l) {
+void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
   Py &py = e.py;
+  MergeLanes l = mergeLanes(e.ps);
   // Values are bound on first use: bind every stored value here, outside both branches.
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st))
@@ -642,10 +671,7 @@ void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreO
   py.line("ns = tl.num_programs(1)");
   // Only reduced values are partial per split; any other stored value (e.g. a loaded row
   // vector) is the same in every split and is stored as is by the last to arrive.
-  std::vector<kir::StoreOp> stores;
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st) && isSplitPartial(e.ps, st))
-      stores.push_back(st);
+  std::vector<kir::StoreOp> stores = splitPartials(e.ps, body);
   auto isInt = [](kir::StoreOp st) { return isa<IntegerType>(kir::kirElementType(st.getValue().getType())); };
   std::string m = l.mask.empty() ? "" : ", mask=" + l.mask;
   for (auto [k, st] : llvm::enumerate(stores)) {
@@ -679,11 +705,6 @@ void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreO
   py.line("tl.atomic_xchg(sem + " + l.group + ", 0)  # ready for the next launch");
   py.pop();
   py.pop();
-}
-
-bool hasColAxis(const ProgramStructure &ps, Value v) {
-  const auto &ax = ps.axes.lookup(v);
-  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
 }
 
 /// Operand `i` of a reduce/scan with its identity in the lanes outside `mask`
@@ -895,7 +916,7 @@ void emitRowReduction(Emitter &e, Block &body) {
   setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
   auto rowStore = [&](kir::StoreOp st) { return !isFullStore(st); };
   if (ps.splitMerge)
-    emitSplitMerge(e, body, rowStore, {"pid", "rows", "rmask", "R", "[None, :]", "32", 1, true});
+    emitSplitMerge(e, body, rowStore);
   else
     emitStores(e, body, rowStore);
   // Full-row stores: one more pass.
@@ -993,7 +1014,7 @@ void emitSplitReduction(Emitter &e, Block &body) {
   Py &py = e.py;
   auto r = cast<kir::ReduceOp>(ps.reductions.front());
   std::string fn = e.combineFn(r);
-  bool colsKept = rank == 2 && !llvm::is_contained(r.getDims(), 1);
+  bool colsKept = splitKeepsCols(ps);
   Type elt = kir::kirElementType(r.getInputs()[0].getType());
   std::string accT = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
   std::string ident = e.identityOf(r, 0, elt);
@@ -1039,12 +1060,10 @@ void emitSplitReduction(Emitter &e, Block &body) {
   e.cache.clear();
   e.cache[r.getResult(0)] = "res";
   auto any = [](kir::StoreOp) { return true; };
-  if (!ps.splitMerge)
-    emitStores(e, body, any);
-  else if (colsKept)
-    emitSplitMerge(e, body, any, {"pid_n", "cols", "cols < C", "C", "[:, None]", "16", 0, true});
+  if (ps.splitMerge)
+    emitSplitMerge(e, body, any);
   else
-    emitSplitMerge(e, body, any, {"pid_n", "0", "", "1", "", "1024", 0, false});
+    emitStores(e, body, any);
 }
 
 // --- contraction ------------------------------------------------------------------
@@ -1517,10 +1536,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     break;
   case StructureKind::RowScan: gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])),)"; break;
   case StructureKind::SplitReduction: {
-    bool colsKept = ps.extents.size() == 2 &&
-                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
     std::string split = "max(1, min(META['SPLIT'], triton.cdiv(R, META['RED_M'])))";
-    gridExpr = colsKept ? "(triton.cdiv(C, META['OWN_N']), " + split + ")" : "(1, " + split + ")";
+    gridExpr = splitKeepsCols(ps) ? "(triton.cdiv(C, META['OWN_N']), " + split + ")" : "(1, " + split + ")";
     break;
   }
   case StructureKind::Matmul: {
@@ -1589,14 +1606,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
        << aName << ".device)\n";
   } else if (ps.splitMerge) {
     // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
-    unsigned merged = 0;
-    for (Operation &op : kernel.getBody().front())
-      if (auto st = dyn_cast<kir::StoreOp>(op))
-        merged += isSplitPartial(ps, st) &&
-                  (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView()));
-    bool colsKept = ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
-                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
-    std::string lanes = ps.kind == StructureKind::RowReduction ? "R" : colsKept ? "C" : "1";
+    size_t merged = splitPartials(ps, kernel.getBody().front()).size();
+    std::string lanes = mergeLanes(ps).width;
     os << "    grid = lambda META: " << gridExpr << "\n";
     Value firstView = *llvm::find_if(kernel.getArguments(), [](Value a) { return isa<kir::ViewType>(a.getType()); });
     os << "    wshape = (" << lanes << ", " << merged << ", " << e.argName(firstView) << ".device)\n";
@@ -1624,9 +1635,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     emptyExpr = outputsEmpty.empty() ? "True" : outputsEmpty;
     break;
   case StructureKind::SplitReduction: {
-    bool colsKept = ps.extents.size() == 2 &&
-                    !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
-    emptyExpr = colsKept ? "C == 0" : "False";
+    emptyExpr = splitKeepsCols(ps) ? "C == 0" : "False";
     break;
   }
   case StructureKind::Matmul: emptyExpr = "_ext_m == 0 or _ext_n == 0"; break;
