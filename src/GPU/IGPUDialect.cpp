@@ -1,4 +1,4 @@
-//===- IGPUDialect.cpp - parameter and configuration-set attributes --------===//
+//===- IGPUDialect.cpp - parameters, configuration sets, program ops -------===//
 #include "intent/GPU/IGPU.h"
 
 #include "mlir/IR/Builders.h"
@@ -13,14 +13,33 @@ using namespace intent::igpu;
 #define GET_ATTRDEF_CLASSES
 #include "intent/GPU/IGPUAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "intent/GPU/IGPUTypes.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "intent/GPU/IGPUOps.cpp.inc"
+
 void IGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "intent/GPU/IGPUAttrs.cpp.inc"
       >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "intent/GPU/IGPUTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "intent/GPU/IGPUOps.cpp.inc"
+      >();
 }
 
 LogicalResult IGPUDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  if (attr.getName() == kNameAttr) {
+    if (!llvm::isa<StringAttr>(attr.getValue()) || !op->getParentOfType<ProgramOp>())
+      return op->emitError() << "'" << kNameAttr << "' is a variable name (a string) inside an igpu.program";
+    return success();
+  }
   if (attr.getName() != kEvictAttr)
     return success();
   if (op->getName().getStringRef() != "kir.load")
@@ -85,5 +104,286 @@ LogicalResult ConfigurationSetAttr::verify(function_ref<InFlightDiagnostic()> em
     if (!seen.insert(row).second)
       return emitError() << "row " << i << " repeats an earlier row";
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+
+Type FragmentType::parse(AsmParser &p) {
+  Type elt;
+  SmallVector<Attribute> shape;
+  if (p.parseLess() || p.parseType(elt) || p.parseComma() || intent::kir::parseShape(p, shape) ||
+      p.parseGreater())
+    return {};
+  return FragmentType::getChecked([&] { return p.emitError(p.getNameLoc()); }, p.getContext(), elt, shape);
+}
+
+void FragmentType::print(AsmPrinter &p) const {
+  p << "<" << getElementType() << ", " << intent::kir::shapeToString(getShape()) << ">";
+}
+
+LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError, Type elt,
+                                   ArrayRef<Attribute> shape) {
+  if (!elt.isIndex() && !elt.isInteger(1))
+    return emitError() << "a fragment holds index coordinates or i1 masks, got " << elt;
+  if (shape.size() != 2)
+    return emitError() << "a fragment has rank 2 (rows, columns), got rank " << shape.size();
+  for (Attribute d : shape)
+    if (!(llvm::isa<StringAttr>(d) && !llvm::cast<StringAttr>(d).getValue().empty()) &&
+        !(llvm::isa<IntegerAttr>(d) && llvm::cast<IntegerAttr>(d).getInt() > 0))
+      return emitError() << "a fragment extent is a parameter symbol or a positive integer";
+  return success();
+}
+
+namespace {
+/// A value's fragment shape; scalars broadcast as [1, 1].
+SmallVector<Attribute, 2> laneShape(Value v) {
+  if (auto f = dyn_cast<FragmentType>(v.getType()))
+    return SmallVector<Attribute, 2>(f.getShape());
+  Builder b(v.getContext());
+  return {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
+}
+
+bool isOne(Attribute d) { return isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() == 1; }
+
+/// Broadcast of two lane shapes (an extent 1 stretches); nullopt when they clash.
+std::optional<SmallVector<Attribute, 2>> broadcastLanes(ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
+  SmallVector<Attribute, 2> r;
+  for (size_t i = 0; i < 2; ++i) {
+    if (a[i] == b[i] || isOne(b[i]))
+      r.push_back(a[i]);
+    else if (isOne(a[i]))
+      r.push_back(b[i]);
+    else
+      return std::nullopt;
+  }
+  return r;
+}
+
+/// A lane-wise op: its result has the broadcast shape of its operands and
+/// element type `elt` (a scalar result only from scalar operands).
+LogicalResult verifyLaneWise(Operation *op, Type elt) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Type rt = op->getResult(0).getType();
+  if (!isa<FragmentType>(lhs.getType()) && !isa<FragmentType>(rhs.getType())) {
+    if (rt != elt)
+      return op->emitOpError() << "of scalars yields " << elt << ", got " << rt;
+    return success();
+  }
+  auto shape = broadcastLanes(laneShape(lhs), laneShape(rhs));
+  if (!shape)
+    return op->emitOpError() << "operand shapes " << intent::kir::shapeToString(laneShape(lhs)) << " and "
+                             << intent::kir::shapeToString(laneShape(rhs)) << " do not broadcast";
+  auto expected = FragmentType::get(op->getContext(), elt, *shape);
+  if (rt != expected)
+    return op->emitOpError() << "result must be " << expected << ", got " << rt;
+  return success();
+}
+
+template <typename OpT>
+void nameResult(OpT op, OpAsmSetValueNameFn setNameFn, StringRef fallback) {
+  setNameFn(op.getResult(), op.getName() ? *op.getName() : fallback);
+}
+
+Type elementOf(Value v) {
+  if (auto f = dyn_cast<FragmentType>(v.getType()))
+    return f.getElementType();
+  return v.getType();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Program ops
+//===----------------------------------------------------------------------===//
+
+Operation *ProgramOp::getReduction(int64_t n) {
+  for (Operation &op : getKernel().getBody().front())
+    if (isa<intent::kir::ReduceOp, intent::kir::ScanOp>(op) && n-- == 0)
+      return &op;
+  return nullptr;
+}
+
+LogicalResult ProgramOp::verifyRegions() {
+  intent::kir::KernelOp kernel = getKernel();
+  if (&kernel.getBody().front().back() != getOperation() &&
+      getOperation()->getNextNode() != &kernel.getBody().front().back())
+    return emitOpError() << "must be the last operation of its kernel";
+  auto structure = kernel->getAttrOfType<StringAttr>("igpu.structure");
+  if (!structure || structure.getValue() != getStructure())
+    return emitOpError() << "structure '" << getStructure() << "' does not match the kernel's igpu.structure";
+  llvm::DenseSet<StringRef> symbols;
+  if (auto params = kernel->getAttrOfType<ArrayAttr>("igpu.parameters"))
+    for (Attribute a : params)
+      if (auto p = dyn_cast<ParameterAttr>(a))
+        symbols.insert(p.getSymbol());
+  auto checkExtent = [&](Operation *op, Attribute d) -> LogicalResult {
+    if (auto s = dyn_cast<StringAttr>(d); s && !symbols.contains(s.getValue()))
+      return op->emitOpError() << "uses '" << s.getValue() << "', which is not a parameter of the program";
+    return success();
+  };
+  WalkResult r = getRegion().walk([&](Operation *op) {
+    if (auto p = dyn_cast<ParamOp>(op); p && !symbols.contains(p.getSymbol())) {
+      p.emitOpError() << "'" << p.getSymbol() << "' is not a parameter of the program";
+      return WalkResult::interrupt();
+    }
+    for (Value v : op->getResults())
+      if (auto f = dyn_cast<FragmentType>(v.getType()))
+        for (Attribute d : f.getShape())
+          if (failed(checkExtent(op, d)))
+            return WalkResult::interrupt();
+    Attribute step = isa<FoldOp>(op) ? cast<FoldOp>(op).getStep()
+                     : isa<ScanOp>(op) ? cast<ScanOp>(op).getStep()
+                     : isa<RangeOp>(op) ? cast<RangeOp>(op).getSize()
+                                        : Attribute();
+    if (step && failed(checkExtent(op, step)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+void ProgramIdOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "pid"); }
+void ParamOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getSymbol()); }
+void ExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getWhich()); }
+void RangeOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "range"); }
+void ZeroOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "zero"); }
+void LessOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "lt"); }
+void AtLeastOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "ge"); }
+void AndOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "and"); }
+
+LogicalResult ExtentOp::verify() {
+  if (getWhich() != "R" && getWhich() != "C")
+    return emitOpError() << "names R (rows) or C (columns), got '" << getWhich() << "'";
+  return success();
+}
+
+LogicalResult RangeOp::verify() {
+  Builder b(getContext());
+  Attribute one = b.getI64IntegerAttr(1);
+  Attribute size = getSize();
+  if (auto i = dyn_cast<IntegerAttr>(size); i && i.getInt() <= 0)
+    return emitOpError() << "size must be positive";
+  SmallVector<Attribute, 2> shape{one, one};
+  shape[getDim()] = size;
+  auto expected = FragmentType::get(getContext(), b.getIndexType(), shape);
+  if (getType() != expected)
+    return emitOpError() << "result must be " << expected << ", got " << getType();
+  if (isa<FragmentType>(getStart().getType()) || (getFrom() && isa<FragmentType>(getFrom().getType())))
+    return emitOpError() << "start and from are scalars";
+  return success();
+}
+
+LogicalResult ZeroOp::verify() {
+  auto f = cast<FragmentType>(getType());
+  if (!f.getElementType().isIndex() || !isOne(f.getShape()[0]) || !isOne(f.getShape()[1]))
+    return emitOpError() << "yields !igpu.frag<index, [1, 1]>";
+  return success();
+}
+
+LogicalResult LessOp::verify() { return verifyLaneWise(*this, IntegerType::get(getContext(), 1)); }
+LogicalResult AtLeastOp::verify() { return verifyLaneWise(*this, IntegerType::get(getContext(), 1)); }
+LogicalResult AndOp::verify() {
+  if (!elementOf(getLhs()).isInteger(1) || !elementOf(getRhs()).isInteger(1))
+    return emitOpError() << "operands are masks";
+  return verifyLaneWise(*this, IntegerType::get(getContext(), 1));
+}
+
+LogicalResult AtOp::verify() {
+  for (Value v : {getRows(), getCols()})
+    if (!elementOf(v).isIndex())
+      return emitOpError() << "coordinates are index fragments";
+  for (Value m : {getRowMask(), getColMask()})
+    if (m && !elementOf(m).isInteger(1))
+      return emitOpError() << "masks are i1 fragments";
+  return success();
+}
+
+namespace {
+ProgramOp programOf(Operation *op) { return op->getParentOfType<ProgramOp>(); }
+
+/// The n-th reduction of the kernel, which must be a `OpT`.
+template <typename OpT>
+LogicalResult verifyReductionRef(Operation *op, int64_t n, StringRef what) {
+  ProgramOp program = programOf(op);
+  if (!program)
+    return op->emitOpError() << "appears only inside igpu.program";
+  Operation *r = program.getReduction(n);
+  if (!r || !isa<OpT>(r))
+    return op->emitOpError() << "reduction " << n << " of the kernel is not a " << what;
+  return success();
+}
+} // namespace
+
+LogicalResult ReduceOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
+LogicalResult AccumulateOp::verify() {
+  return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce");
+}
+LogicalResult InitAccOp::verify() {
+  if (getShape().size() != 2)
+    return emitOpError() << "an accumulator has rank 2";
+  return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce");
+}
+LogicalResult FinishOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
+LogicalResult ScanOp::verify() { return verifyReductionRef<intent::kir::ScanOp>(*this, getScan(), "kir.scan"); }
+
+LogicalResult FoldOp::verify() {
+  if (failed(verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce")))
+    return failure();
+  auto r = cast<intent::kir::ReduceOp>(programOf(*this).getReduction(getReduction()));
+  std::string policy = intent::kir::stringifyPolicy(r.getEffectivePolicy()).str();
+  if (getPolicy() != policy)
+    return emitOpError() << "policy '" << getPolicy() << "' differs from the reduction's '" << policy << "'";
+  bool strict = r.getEffectivePolicy() != intent::kir::Policy::unordered_tree;
+  if (strict && !(isa<IntegerAttr>(getStep()) && cast<IntegerAttr>(getStep()).getInt() == 1))
+    return emitOpError() << "a " << policy << " fold steps one column at a time";
+  if (getReverse() != (r.getEffectivePolicy() == intent::kir::Policy::fold_right))
+    return emitOpError() << "runs from the end exactly when the policy is fold_right";
+  return success();
+}
+
+/// A store realizes the kernel's kir.store of argument `view`.
+static LogicalResult verifyStoredView(Operation *op, int64_t view) {
+  ProgramOp program = programOf(op);
+  if (!program)
+    return op->emitOpError() << "appears only inside igpu.program";
+  Block &body = program.getKernel().getBody().front();
+  if (view >= (int64_t)body.getNumArguments())
+    return op->emitOpError() << "view " << view << " is not an argument of the kernel";
+  for (Operation &o : body)
+    if (auto st = dyn_cast<intent::kir::StoreOp>(o); st && st.getView() == body.getArgument(view))
+      return success();
+  return op->emitOpError() << "argument " << view << " is not stored by the kernel";
+}
+
+LogicalResult StoreOp::verify() { return verifyStoredView(*this, getView()); }
+
+LogicalResult SplitMergeOp::verify() {
+  if (getLanes() != "rows" && getLanes() != "cols" && getLanes() != "total")
+    return emitOpError() << "lanes are rows, cols or total, got '" << getLanes() << "'";
+  if ((getLanes() == "total") != !getLane())
+    return emitOpError() << "a lane fragment is given exactly when the lanes are not a total";
+  if (getMask() && !getLane())
+    return emitOpError() << "a mask needs a lane fragment";
+  if (getLane() && !elementOf(getLane()).isIndex())
+    return emitOpError() << "the lane fragment holds coordinates (index)";
+  if (getMask() && !elementOf(getMask()).isInteger(1))
+    return emitOpError() << "the mask is an i1 fragment";
+  for (int64_t v : getViews())
+    if (failed(verifyStoredView(*this, v)))
+      return failure();
+  return success();
+}
+
+void ForOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+  if (!region.empty() && region.front().getNumArguments() == 1)
+    setNameFn(region.front().getArgument(0), getName());
+}
+
+LogicalResult ForOp::verifyRegions() {
+  Block &b = getRegion().front();
+  if (b.getNumArguments() != 1 || !b.getArgument(0).getType().isIndex())
+    return emitOpError() << "body takes the step's start (one index argument)";
   return success();
 }

@@ -1,5 +1,6 @@
 //===- Passes.cpp - structure selection, projection, Triton filtering -----===//
 #include "intent/GPU/Passes.h"
+#include "intent/GPU/Program.h"
 #include "intent/Tuning/Columns.h"
 #include "intent/Tuning/Projection.h"
 
@@ -15,6 +16,7 @@ namespace intent::gpu {
 #define GEN_PASS_DEF_ERASEDEADVALUES
 #define GEN_PASS_DEF_SELECTSTRUCTURE
 #define GEN_PASS_DEF_ASSIGNCACHEHINTS
+#define GEN_PASS_DEF_BUILDPROGRAM
 #define GEN_PASS_DEF_PROJECTPROFILES
 #define GEN_PASS_DEF_FILTERTRITONCANDIDATES
 #include "intent/GPU/Passes.h.inc"
@@ -87,6 +89,8 @@ LogicalResult requireInput(Pass &pass, PipelineState *state, kir::KernelOp kerne
 struct EraseDeadValuesPass : ::intent::gpu::impl::EraseDeadValuesBase<EraseDeadValuesPass> {
   void runOnOperation() override {
     // Reverse order: erasing a user can make its operands' producers dead.
+    if (igpu::ProgramOp program = programOf(getOperation()))
+      program->erase();
     Block &body = getOperation().getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if (isOpTriviallyDead(&op))
@@ -139,6 +143,23 @@ struct AssignCacheHintsPass : ::intent::gpu::impl::AssignCacheHintsBase<AssignCa
                            : "the loads of the whole iteration space evict last from L2 (the kernel "
                              "writes a full-size output or may read its rows again)");
     kernel->setAttr(kFacts, stringArray(b, ps.facts));
+  }
+
+  PipelineState *state = nullptr;
+};
+
+struct BuildProgramPass : ::intent::gpu::impl::BuildProgramBase<BuildProgramPass> {
+  BuildProgramPass() = default;
+  explicit BuildProgramPass(PipelineState &s) : state(&s) {}
+
+  void runOnOperation() override {
+    kir::KernelOp kernel = getOperation();
+    if (failed(requireInput(*this, state, kernel, kStructure)) || !state->structure)
+      return signalPassFailure();
+    if (!hasBlockedProgram(*state->structure))
+      return markAllAnalysesPreserved();
+    buildProgram(kernel, *state->structure); // verified by the pass manager
+
   }
 
   PipelineState *state = nullptr;
@@ -288,6 +309,9 @@ std::unique_ptr<Pass> gpu::createSelectStructurePass(PipelineState &state) {
 }
 std::unique_ptr<Pass> gpu::createAssignCacheHintsPass(PipelineState &state) {
   return std::make_unique<AssignCacheHintsPass>(state);
+}
+std::unique_ptr<Pass> gpu::createBuildProgramPass(PipelineState &state) {
+  return std::make_unique<BuildProgramPass>(state);
 }
 std::unique_ptr<Pass> gpu::createProjectProfilesPass(PipelineState &state) {
   return std::make_unique<ProjectProfilesPass>(state);

@@ -38,6 +38,7 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   pm.addPass(createEraseDeadValuesPass());
   pm.addPass(createSelectStructurePass(state));
   pm.addPass(createAssignCacheHintsPass(state));
+  pm.addPass(createBuildProgramPass(state));
   pm.addPass(createProjectProfilesPass(state));
   if (stop != StopAfter::Shared)
     pm.addPass(createFilterTritonCandidatesPass(state));

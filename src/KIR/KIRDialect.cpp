@@ -84,7 +84,7 @@ Type intent::kir::kirElementType(Type t) {
 // Type syntax:  <ELT, [D, ...]>  and  <ELT, [D, ...], ACCESS[, contiguous]>
 //===----------------------------------------------------------------------===//
 
-static ParseResult parseShape(AsmParser &p, SmallVectorImpl<Attribute> &shape) {
+ParseResult intent::kir::parseShape(AsmParser &p, SmallVectorImpl<Attribute> &shape) {
   Builder b(p.getContext());
   return p.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() -> ParseResult {
     int64_t value;

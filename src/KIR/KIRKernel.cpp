@@ -102,6 +102,9 @@ LogicalResult KernelOp::verifyRegions() {
   Block &body = getBody().front();
   llvm::DenseMap<Value, Operation *> storedBy;
   for (Operation &op : body) {
+    // The blocked program (the igpu dialect, a layer above) holds its own ops.
+    if (op.getName().getDialectNamespace() == "igpu" && op.getName().getStringRef() != "igpu.program")
+      return op.emitOpError() << "belongs inside an igpu.program";
     if (auto load = dyn_cast<LoadOp>(op)) {
       if (Operation *st = storedBy.lookup(load.getView())) {
         InFlightDiagnostic d = load.emitOpError() << "loads an 'inout' view after it was stored";

@@ -2,11 +2,14 @@
 // parsed example: what each pass writes into the kernel, and how a pass run out
 // of order or without the compile's provider context fails.
 #include "intent/GPU/Passes.h"
+#include "intent/GPU/Program.h"
+#include "intent/Providers/Triton.h"
 #include "intent/KIR/Parse.h"
 #include "intent/Tuning/ProfileTable.h"
 #include "intent/Tuning/Targets.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/SourceMgr.h"
@@ -122,4 +125,71 @@ TEST_CASE("a pass without the compile's provider context fails with a diagnostic
   CHECK(failed(f.run(std::move(passes))));
   REQUIRE(!f.diags.empty());
   CHECK(f.diags[0] == "igpu-select-structure runs inside the compile pipeline (it needs the provider context)");
+}
+
+TEST_CASE("igpu-build-program writes the program the Triton serializer emits") {
+  Fixture f("softmax.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructurePass(f.state));
+  passes.push_back(gpu::createBuildProgramPass(f.state));
+  passes.push_back(gpu::createProjectProfilesPass(f.state));
+  passes.push_back(gpu::createFilterTritonCandidatesPass(f.state));
+  REQUIRE(succeeded(f.run(std::move(passes))));
+  igpu::ProgramOp program = gpu::programOf(f.kernel());
+  REQUIRE(program);
+  CHECK(program.getStructure() == "row_reduction");
+  CHECK(&f.kernel().getBody().front().back() == program->getNextNode()); // last, before the terminator
+  auto emit = [&](std::string &src) {
+    std::string error;
+    bool ok = providers::emitTritonPython(f.kernel(), *f.state.structure, f.state.candidates, "key", src, error);
+    return ok ? std::string() : error;
+  };
+  std::string before;
+  REQUIRE(emit(before).empty());
+  CHECK(before.find("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]") != std::string::npos);
+  CHECK(before.find("for c0 in range(c_lo, c_hi, RED_N):") != std::string::npos);
+
+  // Edit the program: the source follows it, not the structure analysis.
+  program.walk([](igpu::RangeOp r) {
+    if (r.getName() && *r.getName() == "rows")
+      r.setNameAttr(StringAttr::get(r.getContext(), "row_ids"));
+  });
+  program.walk([](igpu::FoldOp fold) { fold.setStepAttr(StringAttr::get(fold.getContext(), "OWN_M")); });
+  REQUIRE(succeeded(mlir::verify(program)));
+  std::string after;
+  REQUIRE(emit(after).empty());
+  CHECK(after.find("row_ids = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]") != std::string::npos);
+  CHECK(after.find("rmask = row_ids < R") != std::string::npos);
+  CHECK(after.find("for c0 in range(c_lo, c_hi, OWN_M):") != std::string::npos);
+  CHECK(after.find("range(c_lo, c_hi, RED_N)") == std::string::npos);
+
+  program->erase();
+  std::string none;
+  CHECK(emit(none) == "the kernel has no igpu.program (run igpu-build-program first)");
+}
+
+TEST_CASE("a split merge counts arrivals on the group the program names") {
+  Fixture f("row_sum.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructurePass(f.state));
+  passes.push_back(gpu::createBuildProgramPass(f.state));
+  passes.push_back(gpu::createProjectProfilesPass(f.state));
+  passes.push_back(gpu::createFilterTritonCandidatesPass(f.state));
+  REQUIRE(succeeded(f.run(std::move(passes))));
+  igpu::ProgramOp program = gpu::programOf(f.kernel());
+  REQUIRE(program);
+  auto emit = [&] {
+    std::string src, error;
+    REQUIRE(providers::emitTritonPython(f.kernel(), *f.state.structure, f.state.candidates, "key", src, error));
+    return src;
+  };
+  CHECK(emit().find("tl.atomic_add(sem + pid, 1") != std::string::npos);
+  program.walk([](igpu::ProgramIdOp p) {
+    if (p.getName() && *p.getName() == "pid")
+      p.setNameAttr(StringAttr::get(p.getContext(), "row_block"));
+  });
+  std::string src = emit();
+  CHECK(src.find("row_block = tl.program_id(0)") != std::string::npos);
+  CHECK(src.find("tl.atomic_add(sem + row_block, 1") != std::string::npos);
+  CHECK(src.find("tl.atomic_xchg(sem + row_block, 0)") != std::string::npos);
 }

@@ -25,9 +25,13 @@ ARTIFACTS="$BUILD/fuzz/artifacts"
 mkdir -p "$BUILD/fuzz/corpus" "$BUILD/fuzz/compile-corpus" "$ARTIFACTS"
 cp "$ROOT"/examples/*.kir "$BUILD/fuzz/corpus"/ 2>/dev/null || true
 # The invalid lit tests are good seeds too (they exercise every diagnostic path).
-cp "$ROOT"/tests/KIR/*.kir "$BUILD/fuzz/corpus"/ 2>/dev/null || true
+cp "$ROOT"/tests/KIR/*.kir "$ROOT"/tests/GPU/*.kir "$BUILD/fuzz/corpus"/ 2>/dev/null || true
+# Stage IR with an igpu.program (intentc compile --stage shared): the program ops' verifiers,
+# and the pipeline that erases and rebuilds the program.
+cp "$ROOT"/tests/fuzz/seeds/*.kir "$BUILD/fuzz/corpus"/
 # The compile fuzzer starts from kernels that verify, so mutations reach the passes.
 cp "$ROOT"/examples/*.kir "$ROOT"/tests/python/providers/kir/*.kir "$ROOT"/tests/KIR/roundtrip-*.kir \
+  "$ROOT"/tests/fuzz/seeds/*.kir \
   "$BUILD/fuzz/compile-corpus"/ 2>/dev/null || true
 # ... and from random well-typed kernels (the generator of the differential test).
 for seed in $(seq 0 63); do

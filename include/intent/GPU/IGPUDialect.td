@@ -14,12 +14,15 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 def IGPU_Dialect : Dialect {
   let name = "igpu";
   let cppNamespace = "::intent::igpu";
-  let summary = "Shared GPU program facts: typed physical parameters and configuration sets";
+  let summary = "The shared GPU program: typed physical parameters, configuration sets, blocked program ops";
   let useDefaultAttributePrinterParser = 1;
-  // `igpu.evict` on a kir.load (written by igpu-assign-cache-hints) is checked.
+  let useDefaultTypePrinterParser = 1;
+  // `igpu.evict` on a kir.load (igpu-assign-cache-hints) and `igpu.name` in a program are checked.
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral kEvictAttr = "igpu.evict";
+    /// The variable an index op of another dialect (arith) in an igpu.program is bound to.
+    static constexpr ::llvm::StringLiteral kNameAttr = "igpu.name";
   }];
 }
 

@@ -45,6 +45,7 @@ std::unique_ptr<mlir::Pass> createEraseDeadValuesPass();
 /// The passes of the shared pipeline, bound to `state` (which must outlive them).
 std::unique_ptr<mlir::Pass> createSelectStructurePass(PipelineState &state);
 std::unique_ptr<mlir::Pass> createAssignCacheHintsPass(PipelineState &state);
+std::unique_ptr<mlir::Pass> createBuildProgramPass(PipelineState &state);
 std::unique_ptr<mlir::Pass> createProjectProfilesPass(PipelineState &state);
 std::unique_ptr<mlir::Pass> createFilterTritonCandidatesPass(PipelineState &state);
 

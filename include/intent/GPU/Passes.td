@@ -17,7 +17,8 @@ def EraseDeadValues : Pass<"igpu-erase-dead-values", "::intent::kir::KernelOp"> 
     A load or pure computation whose value never reaches a `kir.store` cannot
     affect any output; it is erased before the structure is chosen, so a dead
     value (left over while editing a kernel, say) neither needs an axis nor
-    makes the kernel unsupported.
+    makes the kernel unsupported. An igpu.program left in the input (stage
+    IR fed back) is erased too: igpu-build-program rebuilds it.
   }];
 }
 
@@ -49,6 +50,20 @@ def AssignCacheHints : Pass<"igpu-assign-cache-hints", "::intent::kir::KernelOp"
     the attribute: one already on a load is replaced by its decision.
   }];
   let dependentDialects = ["::intent::igpu::IGPUDialect"];
+}
+
+def BuildProgram : Pass<"igpu-build-program", "::intent::kir::KernelOp"> {
+  let summary = "Write the blocked program of a memory-bound structure as an igpu.program";
+  let description = [{
+    Runs after igpu-select-structure. Writes, last in the kernel body, the
+    program the structure stands for (IGPUOps.td): program ids and their
+    coordinates, fragments whose extents are parameters, masks, loops with
+    parameter steps, and where each reduction, scan and store happens, with
+    its policy. The Triton serializer emits this program op by op. A program
+    already in the kernel is replaced. Contractions get none yet: their tile
+    program is still written by the serializer.
+  }];
+  let dependentDialects = ["::intent::igpu::IGPUDialect", "::mlir::arith::ArithDialect"];
 }
 
 def ProjectProfiles : Pass<"igpu-project-profiles", "::intent::kir::KernelOp"> {

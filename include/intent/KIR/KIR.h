@@ -37,6 +37,8 @@ int64_t staticDimValue(mlir::Attribute d);
 llvm::StringRef symbolicDimName(mlir::Attribute d);
 std::string dimToString(mlir::Attribute d);
 std::string shapeToString(llvm::ArrayRef<mlir::Attribute> shape);
+/// Parses `[D, ...]` (identifiers and positive integers), as printed by shapeToString.
+mlir::ParseResult parseShape(mlir::AsmParser &p, llvm::SmallVectorImpl<mlir::Attribute> &shape);
 
 /// Builtin scalar types usable as arguments and tensor elements.
 bool isKirScalarType(mlir::Type t);

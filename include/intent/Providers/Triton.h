@@ -13,9 +13,10 @@ namespace intent::providers {
 /// One complete candidate: parameter symbol -> bound value.
 using Candidate = std::map<std::string, int64_t>;
 
-/// Serializes the structured program and its complete candidate rows into a
+/// Serializes the kernel's program and its complete candidate rows into a
 /// self-contained Triton module (kernel.py). Mechanical: every choice was made
-/// by the structure pass or by the candidate rows.
+/// by the shared passes (the igpu.program of igpu-build-program; for a
+/// contraction, the structure) or by the candidate rows.
 bool emitTritonPython(intent::kir::KernelOp kernel, const gpu::ProgramStructure &ps,
                       const std::vector<Candidate> &candidates, const std::string &programKey,
                       std::string &source, std::string &error);

@@ -1,14 +1,17 @@
 //===- TritonEmitter.cpp - structured program -> Triton source -------------===//
 //
-// Mechanical serialization: the structure pass fixed the program shape and the
-// axis of every value; the candidates fix the parameters. Values are emitted as
-// Triton blocks whose dimensions follow the canonical axes: row axes along
-// block dim 0, the innermost axis along block dim 1, so broadcasting between
-// row values ([BM, 1]) and full values ([BM, BN]) is Triton's own.
+// Mechanical serialization: igpu-build-program wrote the program (igpu.program;
+// a contraction's tile program is still written here from the structure), the
+// structure pass fixed the axis of every value, the candidates fix the
+// parameters. Values are emitted as Triton blocks whose dimensions follow the
+// canonical axes: row axes along block dim 0, the innermost axis along block
+// dim 1, so broadcasting between row values ([BM, 1]) and full values
+// ([BM, BN]) is Triton's own.
 //
 //===----------------------------------------------------------------------===//
 #include "intent/Providers/Triton.h"
 #include "intent/GPU/IGPU.h"
+#include "intent/GPU/Program.h"
 #include "intent/Providers/LaunchABI.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -603,48 +606,35 @@ void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> 
         e.store(st);
 }
 
-bool hasColAxis(const ProgramStructure &ps, Value v) {
-  const auto &ax = ps.axes.lookup(v);
-  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
-}
-
-/// How the split axis of the workspace meets a merged store's lanes: `splits`
-/// broadcasts a chunk of split indices against the lanes, `axis` is the axis the
-/// merge sums over (kept when the lanes are a block), `chunk` how many splits
-/// one load covers.
+/// How the split axis of the workspace meets a merged store's lanes: `width`
+/// lanes per split, `splits` broadcasts a chunk of split indices against the
+/// lanes, `axis` is the axis the merge sums over (kept when the lanes are a
+/// block), `chunk` how many splits one load covers. `group`, `lane` and `mask`
+/// are the program's expressions (igpu.split_merge operands).
 struct MergeLanes {
   std::string group, lane, mask, width, splits, chunk;
   int axis;
   bool keep;
 };
 
-/// A split reduction over the leading axis of a rank-2 tensor keeps its columns
-/// (a column sum); otherwise it reduces every axis (a total).
-bool splitKeepsCols(const ProgramStructure &ps) {
-  return ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
-         !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+/// Where split partials live (`igpu.split_merge` lanes): rows of a row
+/// reduction, kept columns of a column sum, or one lane for a total.
+MergeLanes mergeLanes(StringRef lanes) {
+  if (lanes == "rows")
+    return {"", "", "", "R", "[None, :]", "32", 1, true};
+  if (lanes == "cols")
+    return {"", "", "", "C", "[:, None]", "16", 0, true};
+  return {"", "0", "", "1", "", "1024", 0, false};
 }
 
-/// Where a structure's split partials live: rows of a row reduction, kept
-/// columns of a column sum, or one lane for a total.
-MergeLanes mergeLanes(const ProgramStructure &ps) {
-  if (ps.kind == StructureKind::RowReduction)
-    return {"pid", "rows", "rmask", "R", "[None, :]", "32", 1, true};
-  if (splitKeepsCols(ps))
-    return {"pid_n", "cols", "cols < C", "C", "[:, None]", "16", 0, true};
-  return {"pid_n", "0", "", "1", "", "1024", 0, false};
-}
-
-/// The stores whose values are partial per split, in body order (their slots in
-/// the workspace): reduced values; in a row reduction only row-space outputs.
-std::vector<kir::StoreOp> splitPartials(const ProgramStructure &ps, Block &body) {
-  std::vector<kir::StoreOp> stores;
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op))
-      if (llvm::is_contained(ps.reductions, st.getValue().getDefiningOp()) &&
-          (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView())))
-        stores.push_back(st);
-  return stores;
+/// The lanes of the kernel's split merge, if its program has one.
+std::optional<std::string> splitMergeLanes(kir::KernelOp kernel) {
+  igpu::ProgramOp program = programOf(kernel);
+  if (!program)
+    return std::nullopt;
+  std::optional<std::string> lanes;
+  program.walk([&](igpu::SplitMergeOp m) { lanes = m.getLanes().str(); });
+  return lanes;
 }
 
 /// Split programs merge their partial sums of the selected stores in one
@@ -655,9 +645,8 @@ std::vector<kir::StoreOp> splitPartials(const ProgramStructure &ps, Block &body)
 /// per load in a fixed tree and the chunks in split order (the result does not
 /// depend on arrival order), stores and resets the counter. No zeroing launch
 /// is needed before it: the counters are left at zero.
-void emitSplitMerge(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
+void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function_ref<bool(kir::StoreOp)> filter) {
   Py &py = e.py;
-  MergeLanes l = mergeLanes(e.ps);
   // Values are bound on first use: bind every stored value here, outside both branches.
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st))
@@ -733,18 +722,6 @@ std::string Emitter::padded(Operation *r, unsigned i, bool tileMask, const std::
   return claim ? x : bind("tl.where(" + mask + ", " + x + ", " + ident + ")");
 }
 
-// --- pointwise ---------------------------------------------------------------
-void emitTiles(Emitter &e, Block &body) {
-  int rank = e.ps.extents.size();
-  Py &py = e.py;
-  py.line("pid_m = tl.program_id(0)");
-  py.line("pid_n = tl.program_id(1)");
-  py.line("rows = (pid_m * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
-  py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
-  rowColCoords(e, rank, "rows", "rows < R", "cols", "cols < C");
-  emitStores(e, body, [](kir::StoreOp) { return true; });
-}
-
 // --- reductions along the innermost axis --------------------------------------
 /// argmax/argmin: a value result plus an index result (padding index 2^31 - 1).
 bool isArgReduce(kir::ReduceOp r) {
@@ -800,156 +777,288 @@ void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
   }
 }
 
-void emitRowReduction(Emitter &e, Block &body) {
-  const ProgramStructure &ps = e.ps;
-  int rank = ps.extents.size();
-  Py &py = e.py;
-  py.line("pid = tl.program_id(0)");
-  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
-  py.line("rmask = rows < R");
-  // Columns of this program: all of them unless SPLIT programs share each row.
-  py.line("cols_per = tl.cdiv(tl.cdiv(C, SPLIT), RED_N) * RED_N");
-  py.line("c_lo = tl.program_id(1) * cols_per");
-  py.line("c_hi = tl.minimum(c_lo + cols_per, C)");
-  std::vector<std::string> fns;
-  for (Operation *op : ps.reductions)
-    fns.push_back(e.combineFn(op));
-  auto isFullStore = [&](kir::StoreOp st) { return hasColAxis(ps, st.getView()); };
-  std::string rowPrefix;
-  // Row coordinates only (for row-space stores and seeds).
-  auto setRowCoords = [&](const std::string &cols, const std::string &cmask) {
-    rowColCoords(e, rank, "rows", "rmask", cols, cmask);
-  };
+// --- the blocked program (igpu.program) ------------------------------------------
+/// Serializes an igpu.program op by op. Index values become Python expressions,
+/// inline unless the program named them (then bound once, where they are
+/// defined); the ops that evaluate KIR values do so at the coordinates of the
+/// last igpu.at.
+class ProgramEmitter {
+public:
+  ProgramEmitter(Emitter &e, Block &body) : e(e), py(e.py), body(body) {}
 
-  if (!ps.sequential) {
-    // Resident: the whole row (COVER = next_pow2(cols)) in registers.
-    py.line("if OWN_M * COVER <= 32768 and SPLIT == 1:");
-    py.push();
-    py.line("cols = tl.arange(0, COVER).to(IDXT)[None, :]");
-    py.line("cmask = cols < C");
-    setRowCoords("cols", "cmask");
-    e.cache.clear();
-    std::string full = "rmask & cmask";
-    for (auto [i, op] : llvm::enumerate(ps.reductions)) {
-      auto r = cast<kir::ReduceOp>(op);
-      auto res = treeReduce(e, r, full, fns[i]);
-      applySeeds(e, r, res, fns[i]);
-      castResults(e, r, res);
-      for (unsigned k = 0; k < r.getNumResults(); ++k)
-        e.cache[r.getResult(k)] = res[k];
+  void run(igpu::ProgramOp program) {
+    // Combiners first, in reduction order: their helper names do not depend on the body.
+    for (Operation *op : e.ps.reductions)
+      fns[op] = e.combineFn(op);
+    walk(program.getRegion().front());
+  }
+
+private:
+  struct Expr {
+    std::string text;
+    int prec; ///< Python precedence: 1 and, 3 comparison, 5 &, 7 + -, 8 *, 100 atom
+  };
+  Emitter &e;
+  Py &py;
+  Block &body;
+  llvm::DenseMap<Value, Expr> exprs;
+  llvm::DenseMap<Value, std::string> reduced; ///< results of the reductions run so far
+  std::map<Operation *, std::string> fns;
+
+  std::string text(Value v, int minPrec = 0) {
+    const Expr &x = exprs.at(v);
+    return x.prec < minPrec ? "(" + x.text + ")" : x.text;
+  }
+  Expr binary(Operation *op, const char *sym, int prec) {
+    return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
+  }
+  static std::string extent(Attribute d) {
+    return isa<IntegerAttr>(d) ? std::to_string(cast<IntegerAttr>(d).getInt()) : cast<StringAttr>(d).getValue().str();
+  }
+  Operation *reduction(int64_t n) { return e.ps.reductions[n]; }
+  kir::StoreOp storeOf(int64_t view) {
+    for (auto st : body.getOps<kir::StoreOp>())
+      if (st.getView() == body.getArgument(view))
+        return st;
+    llvm_unreachable("verified: the view is stored");
+  }
+  void results(Operation *r, const std::vector<std::string> &res) {
+    for (unsigned k = 0; k < r->getNumResults(); ++k) {
+      e.cache[r->getResult(k)] = res[k];
+      reduced[r->getResult(k)] = res[k];
     }
-    emitStores(e, body, [](kir::StoreOp) { return true; });
+  }
+
+  void walk(Block &b) {
+    for (Operation &op : b)
+      visit(&op);
+  }
+  std::optional<Expr> indexExpr(Operation *op);
+  void visit(Operation *op);
+  void fold(igpu::FoldOp f);
+  void scan(igpu::ScanOp s);
+};
+
+std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
+  if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
+    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")", 100};
+  if (auto p = dyn_cast<igpu::ParamOp>(op))
+    return Expr{p.getSymbol().str(), 100};
+  if (auto x = dyn_cast<igpu::ExtentOp>(op))
+    return Expr{x.getWhich().str(), 100};
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return Expr{std::to_string(cast<IntegerAttr>(c.getValue()).getInt()), 100};
+  if (isa<arith::MulIOp>(op))
+    return binary(op, "*", 8);
+  if (isa<arith::AddIOp>(op))
+    return binary(op, "+", 7);
+  if (isa<arith::CeilDivSIOp>(op))
+    return Expr{"tl.cdiv(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
+  if (isa<arith::MinSIOp>(op))
+    return Expr{"tl.minimum(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
+  if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    const char *sym = c.getPredicate() == P::eq ? "==" : c.getPredicate() == P::ule || c.getPredicate() == P::sle ? "<=" : nullptr;
+    if (sym)
+      return binary(op, sym, 3);
+  }
+  if (isa<arith::AndIOp>(op))
+    return binary(op, "and", 1);
+  if (auto r = dyn_cast<igpu::RangeOp>(op)) {
+    std::string lanes = "tl.arange(0, " + extent(r.getSize()) + ")";
+    std::string start = text(r.getStart(), 8);
+    auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
+    std::string v = r.getFrom() ? "(" + text(r.getFrom(), 8) + " - 1 - " + start + " - " + lanes + ")"
+                    : c && cast<IntegerAttr>(c.getValue()).getInt() == 0 ? lanes
+                                                                          : "(" + text(r.getStart(), 7) + " + " + lanes + ")";
+    return Expr{v + ".to(IDXT)" + (r.getDim() == 0 ? "[:, None]" : "[None, :]"), 100};
+  }
+  if (isa<igpu::ZeroOp>(op))
+    return Expr{"tl.zeros([1, 1], dtype=tl.int64)", 100};
+  if (isa<igpu::LessOp>(op))
+    return binary(op, "<", 3);
+  if (isa<igpu::AtLeastOp>(op))
+    return binary(op, ">=", 3);
+  if (isa<igpu::AndOp>(op))
+    return binary(op, "&", 5);
+  return std::nullopt;
+}
+
+void ProgramEmitter::visit(Operation *op) {
+  if (op->getNumResults() == 1) {
+    std::optional<Expr> x = indexExpr(op);
+    if (!x) {
+      e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
+      return;
+    }
+    auto name = op->getAttrOfType<StringAttr>(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name")
+                                                                                   : StringRef(igpu::IGPUDialect::kNameAttr));
+    if (name) {
+      py.line(name.str() + " = " + x->text);
+      x = Expr{name.str(), 100};
+    }
+    exprs[op->getResult(0)] = *x;
+    return;
+  }
+  int rank = e.ps.extents.size();
+  if (auto at = dyn_cast<igpu::AtOp>(op)) {
+    rowColCoords(e, rank, text(at.getRows()), at.getRowMask() ? text(at.getRowMask()) : "", text(at.getCols()),
+                 at.getColMask() ? text(at.getColMask()) : "");
+    e.cache = reduced;
+  } else if (auto st = dyn_cast<igpu::StoreOp>(op)) {
+    e.store(storeOf(st.getView()));
+  } else if (auto m = dyn_cast<igpu::SplitMergeOp>(op)) {
+    ArrayRef<int64_t> views = m.getViews();
+    MergeLanes l = mergeLanes(m.getLanes());
+    l.group = text(m.getGroup());
+    if (m.getLane())
+      l.lane = text(m.getLane());
+    if (m.getMask())
+      l.mask = text(m.getMask());
+    emitSplitMerge(e, body, l, [&](kir::StoreOp st) {
+      return llvm::is_contained(views, cast<BlockArgument>(st.getView()).getArgNumber());
+    });
+  } else if (auto red = dyn_cast<igpu::ReduceOp>(op)) {
+    // Resident: one tree over the row in registers.
+    auto r = cast<kir::ReduceOp>(reduction(red.getReduction()));
+    auto res = treeReduce(e, r, text(red.getMask()), fns[r]);
+    applySeeds(e, r, res, fns[r]);
+    castResults(e, r, res);
+    results(r, res);
+  } else if (auto f = dyn_cast<igpu::FoldOp>(op)) {
+    fold(f);
+  } else if (auto s = dyn_cast<igpu::ScanOp>(op)) {
+    scan(s);
+  } else if (auto init = dyn_cast<igpu::InitAccOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(init.getReduction()));
+    Type elt = kir::kirElementType(r.getInputs()[0].getType());
+    std::string shape;
+    for (Attribute d : init.getShape())
+      shape += (shape.empty() ? "" : ", ") + extent(d);
+    py.line("acc = tl.full([" + shape + "], " + e.identityOf(r, 0, elt) + ", " +
+            (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
+  } else if (auto acc = dyn_cast<igpu::AccumulateOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(acc.getReduction()));
+    Type elt = kir::kirElementType(r.getInputs()[0].getType());
+    std::string x = e.value(r.getInputs()[0]);
+    if (isNarrowFloat(elt))
+      x += ".to(tl.float32)";
+    py.line("acc = " + fns[r] + "(acc, tl.where(" + text(acc.getMask()) + ", " + x + ", " +
+            e.identityOf(r, 0, elt) + "))");
+  } else if (auto fin = dyn_cast<igpu::FinishOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(fin.getReduction()));
+    std::string v = "acc";
+    ArrayRef<int64_t> dims = fin.getDims();
+    for (auto [i, d] : llvm::enumerate(dims))
+      v = "tl.reduce(" + v + ", " + std::to_string(d) + ", " + fns[r] +
+          (fin.getKeep() && i + 1 == dims.size() ? ", keep_dims=True)" : ")");
+    py.line("res = " + v);
+    if (fin.getSeed())
+      py.line("res = tl.where(" + text(fin.getSeed()) + ", " + fns[r] + "(" + e.value(r.getInits()[0]) +
+              ", res), res)");
+    results(r, {"res"});
+  } else if (auto loop = dyn_cast<igpu::ForOp>(op)) {
+    std::string iv = loop.getName().str();
+    py.line("for " + iv + " in range(" + text(loop.getLo()) + ", " + text(loop.getHi()) + ", " +
+            text(loop.getStep()) + "):");
+    exprs[loop.getRegion().front().getArgument(0)] = Expr{iv, 100};
+    py.push();
+    walk(loop.getRegion().front());
+    py.pop();
+  } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
+    // Each branch sees only what was evaluated before the choice.
+    auto cache = e.cache;
+    auto before = reduced;
+    py.line("if " + text(choice.getCondition()) + ":");
+    py.push();
+    walk(choice.getThenBody().front());
     py.pop();
     py.line("else:");
     py.push();
-  }
-  // Chunked: one pass per reduction, then a pass for full-row outputs.
-  llvm::DenseMap<Value, std::string> reduced;
-  for (auto [i, op] : llvm::enumerate(ps.reductions)) {
-    auto r = cast<kir::ReduceOp>(op);
-    unsigned n = r.getInputs().size();
-    bool arg = isArgReduce(r);
-    kir::Policy pol = r.getEffectivePolicy();
-    bool seq = pol != kir::Policy::unordered_tree;
-    bool rev = pol == kir::Policy::fold_right;
-    std::vector<std::string> acc;
-    std::string width = seq ? "1" : "RED_N";
-    unsigned nacc = n + (arg ? 1 : 0);
-    bool seeded = !r.getInits().empty() && seq;
-    for (unsigned k = 0; k < nacc; ++k) {
-      Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
-      std::string init;
-      if (seeded)
-        init = e.value(r.getInits()[k]);
-      else
-        init = e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
-      std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
-      acc.push_back("acc" + std::to_string(i) + "_" + std::to_string(k));
-      py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
-    }
-    py.line(seq ? "for c0 in range(0, C, 1):" : "for c0 in range(c_lo, c_hi, RED_N):");
-    py.push();
-    if (rev)
-      py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
-    else
-      py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
-    py.line("cmask = (cols < C) & (cols >= 0)");
-    setRowCoords("cols", "cmask");
-    e.cache = reduced;
-    std::vector<std::string> xs;
-    for (unsigned k = 0; k < n; ++k)
-      xs.push_back(e.padded(r, k, /*tileMask=*/true, "rmask & cmask"));
-    if (arg)
-      xs.push_back(e.bind("tl.where(rmask & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
-                          ").to(tl.int32), 2147483647)"));
-    std::vector<std::string> args;
-    if (rev) { // fold_right: acc = op(x, acc)
-      args = xs;
-      args.insert(args.end(), acc.begin(), acc.end());
-    } else {
-      args = acc;
-      args.insert(args.end(), xs.begin(), xs.end());
-    }
-    if (seq) {
-      // Masked lanes (rows beyond R) may fold identities; they are never stored.
-      py.line(llvm::join(acc, ", ") + " = " + fns[i] + "(" + llvm::join(args, ", ") + ")");
-    } else {
-      py.line(llvm::join(acc, ", ") + " = " + fns[i] + "(" + llvm::join(args, ", ") + ")");
-    }
+    e.cache = cache;
+    reduced = before;
+    walk(choice.getElseBody().front());
     py.pop();
-    std::vector<std::string> res;
-    if (seq) {
-      res = acc;
-    } else {
-      std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
-      for (size_t k = 0; k < acc.size(); ++k)
-        res.push_back(e.fresh("red"));
-      py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fns[i] + ", keep_dims=True)");
-      applySeeds(e, r, res, fns[i]);
-    }
-    castResults(e, r, res);
-    for (unsigned k = 0; k < r.getNumResults(); ++k)
-      reduced[r.getResult(k)] = res[k];
+  } else {
+    e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
   }
-  // Row-space stores (atomic partial sums when rows are split).
-  e.cache = reduced;
-  setRowCoords("tl.zeros([1, 1], dtype=tl.int64)", "");
-  auto rowStore = [&](kir::StoreOp st) { return !isFullStore(st); };
-  if (ps.splitMerge)
-    emitSplitMerge(e, body, rowStore);
-  else
-    emitStores(e, body, rowStore);
-  // Full-row stores: one more pass.
-  bool anyFull = false;
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op))
-      anyFull |= isFullStore(st);
-  if (anyFull) {
-    py.line("for c0 in range(0, C, RED_N):");
-    py.push();
-    py.line("cols = (c0 + tl.arange(0, RED_N)).to(IDXT)[None, :]");
-    py.line("cmask = cols < C");
-    setRowCoords("cols", "cmask");
-    e.cache = reduced;
-    emitStores(e, body, isFullStore);
-    py.pop();
-  }
-  if (!ps.sequential)
-    py.pop();
 }
 
-// --- scans along the innermost axis -------------------------------------------
-void emitRowScan(Emitter &e, Block &body) {
-  const ProgramStructure &ps = e.ps;
-  int rank = ps.extents.size();
-  Py &py = e.py;
-  auto s = cast<kir::ScanOp>(ps.reductions.front());
-  std::string fn = e.combineFn(s);
+/// A reduction over [lo, hi) in chunks: an accumulator per row and lane, then
+/// one tree over the lanes (tree policy); one column per step in the policy's
+/// order otherwise.
+void ProgramEmitter::fold(igpu::FoldOp f) {
+  auto r = cast<kir::ReduceOp>(reduction(f.getReduction()));
+  const std::string &fn = fns[r];
+  int rank = e.ps.extents.size();
+  std::string rows = text(f.getRows()), rmask = text(f.getRowMask());
+  unsigned n = r.getInputs().size();
+  bool arg = isArgReduce(r);
+  kir::Policy pol = r.getEffectivePolicy();
+  bool seq = pol != kir::Policy::unordered_tree;
+  std::vector<std::string> acc;
+  std::string width = extent(f.getStep());
+  std::string tag = std::to_string(f.getReduction());
+  unsigned nacc = n + (arg ? 1 : 0);
+  bool seeded = !r.getInits().empty() && seq;
+  for (unsigned k = 0; k < nacc; ++k) {
+    Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
+    std::string init = seeded ? e.value(r.getInits()[k])
+                              : e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
+    std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
+    acc.push_back("acc" + tag + "_" + std::to_string(k));
+    py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
+  }
+  py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
+  py.push();
+  if (f.getReverse())
+    py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
+  else
+    py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
+  py.line("cmask = (cols < C) & (cols >= 0)");
+  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+  e.cache = reduced;
+  std::vector<std::string> xs;
+  for (unsigned k = 0; k < n; ++k)
+    xs.push_back(e.padded(r, k, /*tileMask=*/true, rmask + " & cmask"));
+  if (arg)
+    xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
+                        ").to(tl.int32), 2147483647)"));
+  std::vector<std::string> args;
+  if (f.getReverse()) { // fold_right: acc = op(x, acc)
+    args = xs;
+    args.insert(args.end(), acc.begin(), acc.end());
+  } else {
+    args = acc;
+    args.insert(args.end(), xs.begin(), xs.end());
+  }
+  // Masked lanes (rows beyond R) may fold identities; they are never stored.
+  py.line(llvm::join(acc, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
+  py.pop();
+  std::vector<std::string> res;
+  if (seq) {
+    res = acc;
+  } else {
+    std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
+    for (size_t k = 0; k < acc.size(); ++k)
+      res.push_back(e.fresh("red"));
+    py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fn + ", keep_dims=True)");
+    applySeeds(e, r, res, fn);
+  }
+  castResults(e, r, res);
+  results(r, res);
+}
+
+/// A scan along the columns in segments, each combined with the prefix carried
+/// from the segments before; the body stores each segment.
+void ProgramEmitter::scan(igpu::ScanOp so) {
+  auto s = cast<kir::ScanOp>(reduction(so.getScan()));
+  const std::string &fn = fns[s];
+  int rank = e.ps.extents.size();
+  std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
+  std::string step = extent(so.getStep());
   unsigned n = s.getInputs().size();
   bool rev = s.getReverse();
-  py.line("pid = tl.program_id(0)");
-  py.line("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]");
-  py.line("rmask = rows < R");
   std::vector<std::string> carry;
   for (unsigned k = 0; k < n; ++k) {
     Type elt = kir::kirElementType(s.getInputs()[k].getType());
@@ -958,29 +1067,22 @@ void emitRowScan(Emitter &e, Block &body) {
     carry.push_back("carry" + std::to_string(k));
     py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
   }
-  // Stores without the scanned axis (they cannot depend on the scan) happen
-  // once, before the segments: also when there are no columns at all.
-  auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };
-  if (llvm::any_of(body.getOps<kir::StoreOp>(), rowOnly)) {
-    rowColCoords(e, rank, "rows", "rmask", "tl.zeros([1, 1], IDXT)", "False");
-    emitStores(e, body, rowOnly);
-  }
-  py.line("for c0 in range(0, C, SCAN_N):");
+  py.line("for c0 in range(0, C, " + step + "):");
   py.push();
-  py.line("lane = tl.arange(0, SCAN_N)[None, :]");
+  py.line("lane = tl.arange(0, " + step + ")[None, :]");
   py.line(rev ? "cols = (C - 1 - c0 - lane).to(IDXT)" : "cols = (c0 + lane).to(IDXT)");
   py.line("cmask = (cols < C) & (cols >= 0)");
   // Exclusive scans read the previous element in scan order.
   if (s.getExclusive()) {
     py.line(rev ? "src = cols + 1" : "src = cols - 1");
     py.line("smask = (src < C) & (src >= 0)");
-    rowColCoords(e, rank, "rows", "rmask", "src", "smask");
+    rowColCoords(e, rank, rows, rmask, "src", "smask");
   } else {
-    rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
+    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
   }
-  e.cache.clear();
+  e.cache = reduced;
   std::vector<std::string> xs;
-  std::string m = s.getExclusive() ? "rmask & smask" : "rmask & cmask";
+  std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
   for (unsigned k = 0; k < n; ++k)
     xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
   std::vector<std::string> scanned;
@@ -995,75 +1097,16 @@ void emitRowScan(Emitter &e, Block &body) {
     outs.push_back(e.fresh("out"));
   py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
   // Carry the last element of this segment (exact: one term plus zeros).
-  py.line("last = lane == tl.minimum(SCAN_N, C - c0) - 1");
+  py.line("last = lane == tl.minimum(" + step + ", C - c0) - 1");
   for (unsigned k = 0; k < n; ++k)
-    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" +
-            carry[k] + ".dtype)");
-  rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
-  e.cache.clear();
+    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
+            ".dtype)");
+  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+  e.cache = reduced;
   for (unsigned k = 0; k < n; ++k)
     e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
-  emitStores(e, body, [&](kir::StoreOp st) { return !rowOnly(st); });
+  walk(so.getRegion().front());
   py.pop();
-}
-
-// --- reductions over leading axes ----------------------------------------------
-void emitSplitReduction(Emitter &e, Block &body) {
-  const ProgramStructure &ps = e.ps;
-  int rank = ps.extents.size();
-  Py &py = e.py;
-  auto r = cast<kir::ReduceOp>(ps.reductions.front());
-  std::string fn = e.combineFn(r);
-  bool colsKept = splitKeepsCols(ps);
-  Type elt = kir::kirElementType(r.getInputs()[0].getType());
-  std::string accT = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
-  std::string ident = e.identityOf(r, 0, elt);
-  py.line("pid_n = tl.program_id(0)");
-  py.line("pid_s = tl.program_id(1)");
-  py.line("rows_per = tl.cdiv(tl.cdiv(R, SPLIT), RED_M) * RED_M");
-  py.line("r_lo = pid_s * rows_per");
-  py.line("acc = tl.full([RED_M, OWN_N], " + ident + ", " + accT + ")");
-  auto loopBody = [&](const std::string &cols) {
-    py.line("for r0 in range(r_lo, tl.minimum(r_lo + rows_per, R), RED_M):");
-    py.push();
-    py.line("rows = (r0 + tl.arange(0, RED_M)).to(IDXT)[:, None]");
-    py.line("rmask = (rows < R) & (rows < r_lo + rows_per)");
-    py.line("cols = " + cols);
-    py.line("cmask = cols < C");
-    rowColCoords(e, rank, "rows", "rmask", "cols", "cmask");
-    e.cache.clear();
-    std::string x = e.value(r.getInputs()[0]);
-    if (isNarrowFloat(elt))
-      x += ".to(tl.float32)";
-    py.line("acc = " + fn + "(acc, tl.where(rmask & cmask, " + x + ", " + ident + "))");
-    py.pop();
-  };
-  if (colsKept) {
-    loopBody("(pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
-    py.line("res = tl.reduce(acc, 0, " + fn + ", keep_dims=True)");
-  } else {
-    py.line("for c0 in range(0, C, OWN_N):");
-    py.push();
-    loopBody("(c0 + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
-    py.pop();
-    py.line("res = tl.reduce(tl.reduce(acc, 0, " + fn + "), 0, " + fn + ")");
-  }
-  if (!r.getInits().empty())
-    py.line("res = tl.where(pid_s == 0, " + fn + "(" + e.value(r.getInits()[0]) + ", res), res)");
-  // Coordinates of the kept axis for the output.
-  if (colsKept) {
-    py.line("cols = (pid_n * OWN_N + tl.arange(0, OWN_N)).to(IDXT)[None, :]");
-    rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "cols", "cols < C");
-  } else {
-    rowColCoords(e, rank, "tl.zeros([1, 1], dtype=tl.int64)", "", "tl.zeros([1, 1], dtype=tl.int64)", "");
-  }
-  e.cache.clear();
-  e.cache[r.getResult(0)] = "res";
-  auto any = [](kir::StoreOp) { return true; };
-  if (ps.splitMerge)
-    emitSplitMerge(e, body, any);
-  else
-    emitStores(e, body, any);
 }
 
 // --- contraction ------------------------------------------------------------------
@@ -1319,6 +1362,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
                                  const std::string &programKey, std::string &source,
                                  std::string &error) {
   Block &block = kernel.getBody().front();
+  // The host side follows the program: a split merge needs its workspace and counters.
+  const std::optional<std::string> mergeLanesName = splitMergeLanes(kernel);
+  const bool splitMerge = mergeLanesName.has_value();
   Py body;
   body.push();
   Emitter e(kernel, ps, body);
@@ -1343,12 +1389,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     body.line("else:");
     body.line("    IDXT: tl.constexpr = tl.int32");
   }
-  switch (ps.kind) {
-  case StructureKind::Tiles: emitTiles(e, block); break;
-  case StructureKind::RowReduction: emitRowReduction(e, block); break;
-  case StructureKind::RowScan: emitRowScan(e, block); break;
-  case StructureKind::SplitReduction: emitSplitReduction(e, block); break;
-  case StructureKind::Matmul: emitMatmul(e, block, tma); break;
+  if (ps.kind == StructureKind::Matmul) {
+    emitMatmul(e, block, tma);
+  } else if (igpu::ProgramOp program = programOf(kernel)) {
+    ProgramEmitter(e, block).run(program);
+  } else {
+    error = "the kernel has no igpu.program (run igpu-build-program first)";
+    return false;
   }
   if (!e.error.empty()) {
     error = e.error;
@@ -1390,7 +1437,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     for (Value v : outDescViews)
       kparams.push_back(e.argName(v) + "_odesc");
   }
-  if (ps.kind == StructureKind::Matmul || ps.splitMerge) {
+  if (ps.kind == StructureKind::Matmul || splitMerge) {
     kparams.push_back("ws");  // split partials (matmul: None unless SPLIT_K > 1)
     kparams.push_back("sem"); // per-group arrival counters, left at zero by every launch
   }
@@ -1604,10 +1651,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
     os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
        << aName << ".device)\n";
-  } else if (ps.splitMerge) {
+  } else if (splitMerge) {
     // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
     size_t merged = splitPartials(ps, kernel.getBody().front()).size();
-    std::string lanes = mergeLanes(ps).width;
+    std::string lanes = mergeLanes(*mergeLanesName).width;
     os << "    grid = lambda META: " << gridExpr << "\n";
     Value firstView = *llvm::find_if(kernel.getArguments(), [](Value a) { return isa<kir::ViewType>(a.getType()); });
     os << "    wshape = (" << lanes << ", " << merged << ", " << e.argName(firstView) << ".device)\n";
@@ -1667,7 +1714,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "def _launch(grid, args, meta, cand, wshape, work=None):\n"
           "    m = dict(meta, **(_workspace(cand, wshape) if work is None else work))\n"
           "    " << jitName << "[grid(m)](*args, **m, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
-  if (ps.splitMerge)
+  if (splitMerge)
     os << "_WORK = {}\n\n"
           "def _split_work(g, wshape):\n"
           "    \"\"\"Split merge: the partials [stores, splits, lanes] and one arrival counter per program group.\n"
@@ -1689,7 +1736,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
   os << "    meta = _meta(cand)\n    meta.update(extra)\n";
-  if (ps.splitMerge)
+  if (splitMerge)
     os << "    meta.update(_split_work(grid(meta), wshape))\n";
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
@@ -1715,7 +1762,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    triton.set_allocator(_tma_alloc)\n";
   if (ps.kind == StructureKind::Matmul)
     os << "    work = _workspace(cand, wshape)  # reused: each run leaves the counters at zero\n";
-  if (ps.splitMerge)
+  if (splitMerge)
     os << "    meta.update(_split_work(g, wshape))  # reused: each run leaves the counters at zero\n";
   os << "    def run():\n";
   if (ps.kind == StructureKind::Matmul) {
@@ -1766,7 +1813,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "            return\n"
         "        global _TUNED\n"
         "        KERNEL.configs = [_config(c) for c in cands]\n";
-  if (ps.splitMerge) // room for the widest split among the candidates
+  if (splitMerge) // room for the widest split among the candidates
     os << "    gs = [grid(dict(_meta(c), **extra)) for c in cands]\n"
           "    extra.update(_split_work((max(g[0] for g in gs), max(g[1] for g in gs)), wshape))\n";
   os << "    KERNEL[grid](*args, **extra)\n\n";

@@ -1,0 +1,40 @@
+//===- Program.h - the blocked program of a structure ------------*- C++ -*-===//
+//
+// igpu-build-program: the fixed structure of a memory-bound kernel written out
+// as an `igpu.program` (IGPUOps.td) at the end of the kernel body. Every
+// structural choice the serializer used to make on its own (grid axes, which
+// stores happen where, chunk loops, split merges) is an op of that program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef INTENT_GPU_PROGRAM_H
+#define INTENT_GPU_PROGRAM_H
+
+#include "intent/GPU/IGPU.h"
+#include "intent/GPU/Structure.h"
+
+namespace intent::gpu {
+
+/// True for the structures whose program is built as igpu ops (all but the
+/// contraction, whose tile program the Triton serializer still writes itself).
+bool hasBlockedProgram(const ProgramStructure &ps);
+
+/// Replaces the kernel's igpu.program by the program of `ps`.
+igpu::ProgramOp buildProgram(intent::kir::KernelOp kernel, const ProgramStructure &ps);
+
+/// The kernel's igpu.program, if any.
+igpu::ProgramOp programOf(intent::kir::KernelOp kernel);
+
+/// The stores of a split reduction whose values are partial per split, in body
+/// order: reduced values; in a row reduction only those without the column axis.
+std::vector<intent::kir::StoreOp> splitPartials(const ProgramStructure &ps, mlir::Block &body);
+
+/// True when `v` (a value or view of the kernel) spans the innermost axis.
+bool hasColAxis(const ProgramStructure &ps, mlir::Value v);
+
+/// A split reduction over the leading axis of a rank-2 tensor keeps its
+/// columns (a column sum); otherwise it reduces every axis (a total).
+bool splitKeepsCols(const ProgramStructure &ps);
+
+} // namespace intent::gpu
+
+#endif

@@ -1,0 +1,328 @@
+//===- Program.cpp - igpu-build-program: the blocked program of a structure ===//
+#include "intent/GPU/Program.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+using namespace mlir;
+using namespace intent;
+using namespace intent::gpu;
+
+bool gpu::hasBlockedProgram(const ProgramStructure &ps) { return ps.kind != StructureKind::Matmul; }
+
+igpu::ProgramOp gpu::programOf(kir::KernelOp kernel) {
+  for (auto p : kernel.getBody().front().getOps<igpu::ProgramOp>())
+    return p;
+  return {};
+}
+
+bool gpu::hasColAxis(const ProgramStructure &ps, Value v) {
+  const auto &ax = ps.axes.lookup(v);
+  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
+}
+
+bool gpu::splitKeepsCols(const ProgramStructure &ps) {
+  return ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
+         !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+}
+
+std::vector<kir::StoreOp> gpu::splitPartials(const ProgramStructure &ps, Block &body) {
+  std::vector<kir::StoreOp> stores;
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op))
+      if (llvm::is_contained(ps.reductions, st.getValue().getDefiningOp()) &&
+          (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView())))
+        stores.push_back(st);
+  return stores;
+}
+
+namespace {
+
+/// Builds program ops at the end of a block; every value a Python variable
+/// should hold gets a `name`.
+class ProgramBuilder {
+public:
+  ProgramBuilder(kir::KernelOp kernel, const ProgramStructure &ps, Block *block)
+      : kernel(kernel), ps(ps), b(kernel.getContext()), loc(kernel.getLoc()) {
+    b.setInsertionPointToEnd(block);
+  }
+
+  kir::KernelOp kernel;
+  const ProgramStructure &ps;
+  OpBuilder b;
+  Location loc;
+  // Parameters, extents and constants: each made once, then hoisted to the top (hoist()).
+  llvm::StringMap<Value> leaves;
+  llvm::DenseMap<int64_t, Value> constants;
+  SmallVector<Operation *> hoisted;
+
+  Value leaf(Value v) {
+    hoisted.push_back(v.getDefiningOp());
+    return v;
+  }
+  /// Moves the leaves to the top of the program: parameters in declaration
+  /// order, then the extents, then the constants in increasing order.
+  void hoist(Block *block) {
+    auto rank = [&](Operation *op) -> std::pair<int, int64_t> {
+      if (auto p = dyn_cast<igpu::ParamOp>(op))
+        return {0, llvm::find_if(ps.parameters, [&](const Parameter &q) { return q.symbol == p.getSymbol(); }) -
+                       ps.parameters.begin()};
+      if (auto x = dyn_cast<igpu::ExtentOp>(op))
+        return {1, x.getWhich() == "R" ? 0 : 1};
+      return {2, cast<IntegerAttr>(cast<arith::ConstantOp>(op).getValue()).getInt()};
+    };
+    llvm::stable_sort(hoisted, [&](Operation *x, Operation *y) { return rank(x) < rank(y); });
+    for (Operation *op : llvm::reverse(hoisted))
+      op->moveBefore(&block->front());
+  }
+
+  /// Names the variable of `v`: the `name` of an igpu op, `igpu.name` on an arith op.
+  Value named(Value v, StringRef name) {
+    Operation *op = v.getDefiningOp();
+    op->setAttr(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name") : StringRef(igpu::IGPUDialect::kNameAttr),
+                b.getStringAttr(name));
+    return v;
+  }
+  Value pid(int64_t axis) { return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, StringAttr()); }
+  Value param(StringRef symbol) {
+    Value &v = leaves["param " + symbol.str()];
+    if (!v)
+      v = leaf(b.create<igpu::ParamOp>(loc, b.getIndexType(), symbol, StringAttr()));
+    return v;
+  }
+  Value extent(StringRef which) {
+    Value &v = leaves["extent " + which.str()];
+    if (!v)
+      v = leaf(b.create<igpu::ExtentOp>(loc, b.getIndexType(), which, StringAttr()));
+    return v;
+  }
+  Value cst(int64_t c) {
+    Value &v = constants[c];
+    if (!v)
+      v = leaf(b.create<arith::ConstantIndexOp>(loc, c));
+    return v;
+  }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value cdiv(Value x, Value y) { return b.create<arith::CeilDivSIOp>(loc, x, y); }
+  Value min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) { return b.create<arith::CmpIOp>(loc, p, x, y); }
+
+  Attribute dim(StringRef symbolOrInt) {
+    int64_t v;
+    if (!symbolOrInt.getAsInteger(10, v))
+      return b.getI64IntegerAttr(v);
+    return b.getStringAttr(symbolOrInt);
+  }
+  igpu::FragmentType frag(Type elt, ArrayRef<Attribute> shape) {
+    return igpu::FragmentType::get(b.getContext(), elt, shape);
+  }
+  /// `start + [0, size)` along fragment dimension `d`.
+  Value range(Value start, StringRef size, int64_t d, StringRef name, Value from = {}) {
+    SmallVector<Attribute, 2> shape{dim("1"), dim("1")};
+    shape[d] = dim(size);
+    return b.create<igpu::RangeOp>(loc, frag(b.getIndexType(), shape), start, from, dim(size), d,
+                                   b.getStringAttr(name));
+  }
+  static SmallVector<Attribute, 2> lanes(Value v) {
+    if (auto f = dyn_cast<igpu::FragmentType>(v.getType()))
+      return SmallVector<Attribute, 2>(f.getShape());
+    Builder b(v.getContext());
+    return {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
+  }
+  igpu::FragmentType maskOf(Value x, Value y) {
+    auto a = lanes(x), c = lanes(y);
+    auto one = [](Attribute d) { return isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() == 1; };
+    SmallVector<Attribute, 2> r;
+    for (int i = 0; i < 2; ++i)
+      r.push_back(one(a[i]) ? c[i] : a[i]);
+    return frag(b.getI1Type(), r);
+  }
+  Value lt(Value x, Value y) { return b.create<igpu::LessOp>(loc, maskOf(x, y), x, y, StringAttr()); }
+  Value ge(Value x, Value y) { return b.create<igpu::AtLeastOp>(loc, maskOf(x, y), x, y, StringAttr()); }
+  Value both(Value x, Value y) { return b.create<igpu::AndOp>(loc, maskOf(x, y), x, y, StringAttr()); }
+  Value zero() { return b.create<igpu::ZeroOp>(loc, frag(b.getIndexType(), {dim("1"), dim("1")}), StringAttr()); }
+  void at(Value rows, Value rmask, Value cols, Value cmask) {
+    b.create<igpu::AtOp>(loc, rows, rmask, cols, cmask);
+  }
+
+  /// igpu.store for every kir.store `filter` accepts, in body order.
+  void stores(llvm::function_ref<bool(kir::StoreOp)> filter) {
+    for (kir::StoreOp st : kernelStores())
+      if (filter(st))
+        b.create<igpu::StoreOp>(loc, viewIndex(st));
+  }
+  void splitMerge(StringRef lanes, Value group, Value lane, Value mask,
+                  llvm::function_ref<bool(kir::StoreOp)> filter) {
+    SmallVector<int64_t> views;
+    for (kir::StoreOp st : kernelStores())
+      if (filter(st))
+        views.push_back(viewIndex(st));
+    b.create<igpu::SplitMergeOp>(loc, lanes, group, lane, mask, views);
+  }
+  SmallVector<kir::StoreOp> kernelStores() {
+    return llvm::to_vector(kernel.getBody().front().getOps<kir::StoreOp>());
+  }
+  static int64_t viewIndex(kir::StoreOp st) { return cast<BlockArgument>(st.getView()).getArgNumber(); }
+
+  /// A loop over [lo, hi) with `step`, its body built by `body(start)`.
+  void loop(Value lo, Value hi, Value step, StringRef name, llvm::function_ref<void(Value)> body) {
+    auto f = b.create<igpu::ForOp>(loc, lo, hi, step, name);
+    OpBuilder::InsertionGuard g(b);
+    Block *blk = b.createBlock(&f.getRegion(), {}, {b.getIndexType()}, {loc});
+    body(blk->getArgument(0));
+  }
+  /// A choice per candidate: `then` and `otherwise` build the two branches.
+  void choose(Value cond, llvm::function_ref<void()> then, llvm::function_ref<void()> otherwise) {
+    auto op = b.create<igpu::IfOp>(loc, cond);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(b.createBlock(&op.getThenBody()));
+    then();
+    b.setInsertionPointToEnd(b.createBlock(&op.getElseBody()));
+    otherwise();
+  }
+
+  void tiles();
+  void rowReduction();
+  void rowScan();
+  void splitReduction();
+};
+
+void ProgramBuilder::tiles() {
+  Value pidM = named(pid(0), "pid_m"), pidN = named(pid(1), "pid_n");
+  Value rows = range(mul(pidM, param("OWN_M")), "OWN_M", 0, "rows");
+  Value cols = range(mul(pidN, param("OWN_N")), "OWN_N", 1, "cols");
+  Value rmask = lt(rows, extent("R"));
+  at(rows, rmask, cols, lt(cols, extent("C")));
+  stores([](kir::StoreOp) { return true; });
+}
+
+void ProgramBuilder::rowReduction() {
+  Value p = named(pid(0), "pid");
+  Value rows = range(mul(p, param("OWN_M")), "OWN_M", 0, "rows");
+  Value rmask = named(lt(rows, extent("R")), "rmask");
+  // Columns of this program: all of them unless SPLIT programs share each row.
+  Value colsPer = named(mul(cdiv(cdiv(extent("C"), param("SPLIT")), param("RED_N")), param("RED_N")), "cols_per");
+  Value cLo = named(mul(pid(1), colsPer), "c_lo");
+  Value cHi = named(min(add(cLo, colsPer), extent("C")), "c_hi");
+  auto isFull = [&](kir::StoreOp st) { return hasColAxis(ps, st.getView()); };
+  auto resident = [&] {
+    Value cols = range(cst(0), "COVER", 1, "cols");
+    Value cmask = named(lt(cols, extent("C")), "cmask");
+    at(rows, rmask, cols, cmask);
+    Value full = both(rmask, cmask);
+    for (size_t i = 0; i < ps.reductions.size(); ++i)
+      b.create<igpu::ReduceOp>(loc, i, full);
+    stores([](kir::StoreOp) { return true; });
+  };
+  // Chunked: one pass per reduction, the row-space stores, then a pass for full-row outputs.
+  auto chunked = [&] {
+    for (auto [i, op] : llvm::enumerate(ps.reductions)) {
+      kir::Policy pol = cast<kir::ReduceOp>(op).getEffectivePolicy();
+      bool tree = pol == kir::Policy::unordered_tree;
+      b.create<igpu::FoldOp>(loc, i, rows, rmask, tree ? cLo : cst(0), tree ? cHi : extent("C"),
+                             tree ? dim("RED_N") : dim("1"), kir::stringifyPolicy(pol),
+                             pol == kir::Policy::fold_right);
+    }
+    at(rows, rmask, zero(), Value());
+    auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
+    if (ps.splitMerge)
+      splitMerge("rows", p, rows, rmask, rowStore);
+    else
+      stores(rowStore);
+    if (llvm::any_of(kernelStores(), isFull))
+      loop(cst(0), extent("C"), param("RED_N"), "c0", [&](Value c0) {
+        Value cols = range(c0, "RED_N", 1, "cols");
+        at(rows, rmask, cols, named(lt(cols, extent("C")), "cmask"));
+        stores(isFull);
+      });
+  };
+  if (ps.sequential)
+    return chunked();
+  // Resident: the whole row (COVER = next_pow2(cols)) in registers, when it fits and rows are not split.
+  Value fits = cmp(arith::CmpIPredicate::ule, mul(param("OWN_M"), param("COVER")), cst(32768));
+  Value unsplit = cmp(arith::CmpIPredicate::eq, param("SPLIT"), cst(1));
+  choose(b.create<arith::AndIOp>(loc, fits, unsplit), resident, chunked);
+}
+
+void ProgramBuilder::rowScan() {
+  Value p = named(pid(0), "pid");
+  Value rows = range(mul(p, param("OWN_M")), "OWN_M", 0, "rows");
+  Value rmask = named(lt(rows, extent("R")), "rmask");
+  // Stores without the scanned axis cannot depend on the scan: once, before the
+  // segments (also when there are no columns at all).
+  auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };
+  if (llvm::any_of(kernelStores(), rowOnly)) {
+    at(rows, rmask, zero(), Value());
+    stores(rowOnly);
+  }
+  auto scan = b.create<igpu::ScanOp>(loc, 0, rows, rmask, dim("SCAN_N"));
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(b.createBlock(&scan.getRegion()));
+  stores([&](kir::StoreOp st) { return !rowOnly(st); });
+}
+
+void ProgramBuilder::splitReduction() {
+  Value pidN = named(pid(0), "pid_n"), pidS = named(pid(1), "pid_s");
+  Value rowsPer = named(mul(cdiv(cdiv(extent("R"), param("SPLIT")), param("RED_M")), param("RED_M")), "rows_per");
+  Value rLo = named(mul(pidS, rowsPer), "r_lo");
+  bool keepCols = splitKeepsCols(ps);
+  b.create<igpu::InitAccOp>(loc, 0, b.getArrayAttr({dim("RED_M"), dim("OWN_N")}));
+  auto rowLoop = [&](Value colStart) {
+    loop(rLo, min(add(rLo, rowsPer), extent("R")), param("RED_M"), "r0", [&](Value r0) {
+      Value rows = range(r0, "RED_M", 0, "rows");
+      Value inRows = lt(rows, extent("R"));
+      Value rmask = named(both(inRows, lt(rows, add(rLo, rowsPer))), "rmask");
+      Value cols = range(colStart, "OWN_N", 1, "cols");
+      Value cmask = named(lt(cols, extent("C")), "cmask");
+      at(rows, rmask, cols, cmask);
+      b.create<igpu::AccumulateOp>(loc, 0, both(rmask, cmask));
+    });
+  };
+  if (keepCols)
+    rowLoop(mul(pidN, param("OWN_N")));
+  else
+    loop(cst(0), extent("C"), param("OWN_N"), "c0", rowLoop);
+  // The first split adds the reduction's initial value.
+  Value seed;
+  if (!cast<kir::ReduceOp>(ps.reductions.front()).getInits().empty())
+    seed = cmp(arith::CmpIPredicate::eq, pidS, cst(0));
+  b.create<igpu::FinishOp>(loc, 0, keepCols ? ArrayRef<int64_t>{0} : ArrayRef<int64_t>{0, 0}, keepCols, seed);
+  Value cols, cmask;
+  if (keepCols) {
+    cols = range(mul(pidN, param("OWN_N")), "OWN_N", 1, "cols");
+    cmask = lt(cols, extent("C"));
+    at(zero(), Value(), cols, cmask);
+  } else {
+    Value z = zero();
+    at(z, Value(), z, Value());
+  }
+  auto any = [](kir::StoreOp) { return true; };
+  if (ps.splitMerge)
+    splitMerge(keepCols ? "cols" : "total", pidN, cols, cmask, any);
+  else
+    stores(any);
+}
+
+} // namespace
+
+igpu::ProgramOp gpu::buildProgram(kir::KernelOp kernel, const ProgramStructure &ps) {
+  if (igpu::ProgramOp old = programOf(kernel))
+    old->erase();
+  Block &body = kernel.getBody().front();
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPoint(body.getTerminator());
+  auto program = b.create<igpu::ProgramOp>(kernel.getLoc(), structureName(ps.kind));
+  Block *block = b.createBlock(&program.getRegion());
+  ProgramBuilder pb(kernel, ps, block);
+  switch (ps.kind) {
+  case StructureKind::Tiles: pb.tiles(); break;
+  case StructureKind::RowReduction: pb.rowReduction(); break;
+  case StructureKind::RowScan: pb.rowScan(); break;
+  case StructureKind::SplitReduction: pb.splitReduction(); break;
+  case StructureKind::Matmul: break;
+  }
+  if (!block->empty())
+    pb.hoist(block);
+  return program;
+}
