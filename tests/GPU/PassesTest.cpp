@@ -61,6 +61,22 @@ struct Fixture {
       pm.addPass(std::move(p));
     return pm.run(kernel());
   }
+  /// Runs the pipeline up to a complete candidate set, igpu-build-program included.
+  igpu::ProgramOp buildProgram() {
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(gpu::createSelectStructurePass(state));
+    passes.push_back(gpu::createBuildProgramPass(state));
+    passes.push_back(gpu::createProjectProfilesPass(state));
+    passes.push_back(gpu::createFilterTritonCandidatesPass(state));
+    REQUIRE(succeeded(run(std::move(passes))));
+    return gpu::programOf(kernel());
+  }
+  /// The Triton source of the kernel as it is now, or the serializer's error.
+  std::string emitTriton(std::string &src) {
+    std::string error;
+    bool ok = providers::emitTritonPython(kernel(), *state.structure, state.candidates, "key", src, error);
+    return ok ? std::string() : error;
+  }
   std::string attr(StringRef name) {
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -129,21 +145,11 @@ TEST_CASE("a pass without the compile's provider context fails with a diagnostic
 
 TEST_CASE("igpu-build-program writes the program the Triton serializer emits") {
   Fixture f("softmax.kir");
-  std::vector<std::unique_ptr<Pass>> passes;
-  passes.push_back(gpu::createSelectStructurePass(f.state));
-  passes.push_back(gpu::createBuildProgramPass(f.state));
-  passes.push_back(gpu::createProjectProfilesPass(f.state));
-  passes.push_back(gpu::createFilterTritonCandidatesPass(f.state));
-  REQUIRE(succeeded(f.run(std::move(passes))));
-  igpu::ProgramOp program = gpu::programOf(f.kernel());
+  igpu::ProgramOp program = f.buildProgram();
   REQUIRE(program);
   CHECK(program.getStructure() == "row_reduction");
   CHECK(&f.kernel().getBody().front().back() == program->getNextNode()); // last, before the terminator
-  auto emit = [&](std::string &src) {
-    std::string error;
-    bool ok = providers::emitTritonPython(f.kernel(), *f.state.structure, f.state.candidates, "key", src, error);
-    return ok ? std::string() : error;
-  };
+  auto emit = [&](std::string &src) { return f.emitTriton(src); };
   std::string before;
   REQUIRE(emit(before).empty());
   CHECK(before.find("rows = (pid * OWN_M + tl.arange(0, OWN_M)).to(IDXT)[:, None]") != std::string::npos);
@@ -170,17 +176,11 @@ TEST_CASE("igpu-build-program writes the program the Triton serializer emits") {
 
 TEST_CASE("a split merge counts arrivals on the group the program names") {
   Fixture f("row_sum.kir");
-  std::vector<std::unique_ptr<Pass>> passes;
-  passes.push_back(gpu::createSelectStructurePass(f.state));
-  passes.push_back(gpu::createBuildProgramPass(f.state));
-  passes.push_back(gpu::createProjectProfilesPass(f.state));
-  passes.push_back(gpu::createFilterTritonCandidatesPass(f.state));
-  REQUIRE(succeeded(f.run(std::move(passes))));
-  igpu::ProgramOp program = gpu::programOf(f.kernel());
+  igpu::ProgramOp program = f.buildProgram();
   REQUIRE(program);
   auto emit = [&] {
-    std::string src, error;
-    REQUIRE(providers::emitTritonPython(f.kernel(), *f.state.structure, f.state.candidates, "key", src, error));
+    std::string src;
+    REQUIRE(f.emitTriton(src).empty());
     return src;
   };
   CHECK(emit().find("tl.atomic_add(sem + pid, 1") != std::string::npos);
