@@ -711,11 +711,17 @@ std::string Emitter::padded(Operation *r, unsigned i, bool tileMask, const std::
   std::optional<kir::ReduceKind> kind = red ? red.getKind() : scan.getKind();
   Type elt = kir::kirElementType(operand.getType());
   std::string ident = identityOf(r, i, elt);
-  auto load = operand.getDefiningOp<kir::LoadOp>();
-  bool claim = tileMask && load && kind && !cache.count(operand) &&
+  // A float-to-float cast of such a load claims it too: a named reduction's identity
+  // (0, 1 or an infinity) is exact in every float type, so the cast maps it to itself.
+  Value loaded = operand;
+  if (auto c = operand.getDefiningOp<kir::CastOp>();
+      c && isa<FloatType>(elt) && isa<FloatType>(kir::kirElementType(c.getInput().getType())))
+    loaded = c.getInput();
+  auto load = loaded.getDefiningOp<kir::LoadOp>();
+  bool claim = tileMask && load && kind && !cache.count(operand) && !cache.count(loaded) &&
                hasColAxis(ps, load.getView());
   if (claim)
-    loadFill[operand] = ident;
+    loadFill[loaded] = ident;
   std::string x = value(operand);
   if (isNarrowFloat(elt))
     x += ".to(tl.float32)";

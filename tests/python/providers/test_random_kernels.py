@@ -70,7 +70,7 @@ def test_structure_edges_match_reference(name, compile_kir):
 
 
 @pytest.mark.parametrize("name", ["max_sum_shift", "f16_min_and_copy", "argmax_and_neg", "cumsum_and_square",
-                                  "exclusive_cumsum"])
+                                  "exclusive_cumsum", "widened_max_sum", "int_to_float_max"])
 def test_masked_lane_claims_match_reference(name, compile_kir):
     """tests/python/providers/kir/masked_lanes.kir: every candidate, ragged and empty shapes, with
     non-finite values in the data (a claimed lane must never leak into a result)."""
