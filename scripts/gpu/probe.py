@@ -15,7 +15,8 @@ flattened 2-D host descriptors), ws (large GEMMs: warp specialization, persisten
 flattening, split epilogue next to the generated and hand-written kernels), evict (evict_first
 on streamed tile loads under do_bench's dirty flush), lnvar (layernorm f16 with
 the select before the first sum and the per-thread reciprocal removed), recheck (the tightest
-memory-bound bars, tuned winner against the hand-written kernel in 8 rotating rounds), dump, maxnreg.
+memory-bound bars, tuned winner against the hand-written kernel in 8 rotating rounds), stages
+(memory-bound loops' winners with num_stages 1-4), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1161,6 +1162,47 @@ def rowshape_probe():
             emit(kind="rowshape", case=case, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def stages_probe():
+    """Software pipelining of the memory-bound loops: each case's tuned winner launched with
+    num_stages 1 (what the modules pass today), 2, 3 and 4, in rotating rounds; outputs compared
+    with the num_stages=1 output (same program, so bit-equal)."""
+    def rows(M, N, out_rows):
+        x = torch.randn(M, N, device="cuda")
+        return [x, torch.empty(M, device="cuda") if out_rows else torch.empty_like(x)], \
+            (M * N + (M if out_rows else M * N)) * 4, 1
+    def sums(M, N, shape):
+        x = torch.randn(M, N, device="cuda")
+        return [x, torch.empty(shape, device="cuda")], M * N * 4, 1
+    cases = [("row_sum", "256x65536", lambda: rows(256, 65536, True)),
+             ("row_sum", "8192x8192", lambda: rows(8192, 8192, True)),
+             ("row_sum", "65536x256", lambda: rows(65536, 256, True)),
+             ("col_sum", "8192x8192", lambda: sums(8192, 8192, (8192,))),
+             ("total_sum", "8192x8192", lambda: sums(8192, 8192, ())),
+             ("cumsum", "8192x8192", lambda: rows(8192, 8192, False))]
+    for case, shape, make in cases:
+        args, byt, out = make()
+        m = load(case)
+        win = m.prepare(*args)
+        fns, outs = {}, {}
+        for st in (1, 2, 3, 4):
+            a = [t.clone() if isinstance(t, torch.Tensor) else t for t in args]
+            c = dict(win, NUM_STAGES=st)
+            try:
+                fns[st] = m.bind(c, *a)
+                fns[st]()
+                torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001 - a stage count that does not compile is a result
+                emit(kind="stages_error", case=case, shape=shape, stages=st, error=repr(e)[:160])
+                fns.pop(st, None)
+                continue
+            outs[st] = a[out]
+        emit(kind="stages_winner", case=case, shape=shape, winner=json.dumps(win, sort_keys=True),
+             equal=all(torch.equal(outs[1], o) for o in outs.values()))
+        names = list(fns)
+        for k, (med, lo, hi) in rotating_rounds(fns, names, byt / 1e9, rounds=6).items():
+            emit(kind="stages", case=case, shape=shape, stages=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def recheck_probe():
     """The tightest memory-bound bars again: each case tuned by its own module (as the harness
     does), then the winner against the hand-written kernel in rotating rounds; outputs checked."""
@@ -1204,7 +1246,7 @@ if __name__ == "__main__":
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
              "evict": evict_probe, "rowsplit": rowsplit_probe,
-             "rowshape": rowshape_probe, "recheck": recheck_probe}
+             "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
