@@ -247,6 +247,7 @@ LogicalResult ProgramOp::verifyRegions() {
 void ProgramIdOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "pid"); }
 void ParamOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getSymbol()); }
 void ExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getWhich()); }
+void AxisExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "extent"); }
 void RangeOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "range"); }
 void ZeroOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "zero"); }
 void LessOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "lt"); }
@@ -357,7 +358,11 @@ static LogicalResult verifyStoredView(Operation *op, int64_t view) {
   return op->emitOpError() << "argument " << view << " is not stored by the kernel";
 }
 
-LogicalResult StoreOp::verify() { return verifyStoredView(*this, getView()); }
+LogicalResult StoreOp::verify() {
+  if (getDescriptor() && !isa<TileOp>((*this)->getParentOp()))
+    return emitOpError() << "stores through a descriptor only in an igpu.tile";
+  return verifyStoredView(*this, getView());
+}
 
 LogicalResult SplitMergeOp::verify() {
   if (getLanes() != "rows" && getLanes() != "cols" && getLanes() != "total")
@@ -379,6 +384,32 @@ LogicalResult SplitMergeOp::verify() {
 void ForOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
   if (!region.empty() && region.front().getNumArguments() == 1)
     setNameFn(region.front().getArgument(0), getName());
+}
+
+void PersistentOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+  if (!region.empty() && region.front().getNumArguments() == 1)
+    setNameFn(region.front().getArgument(0), getName());
+}
+
+LogicalResult PersistentOp::verifyRegions() {
+  Block &b = getRegion().front();
+  if (b.getNumArguments() != 1 || !b.getArgument(0).getType().isIndex())
+    return emitOpError() << "body takes the work item's index (one index argument)";
+  return success();
+}
+
+LogicalResult TileOp::verify() {
+  ProgramOp program = programOf(*this);
+  if (!program)
+    return emitOpError() << "appears only inside igpu.program";
+  bool contracts = llvm::any_of(program.getKernel().getBody().front(),
+                                [](Operation &op) { return isa<intent::kir::ContractOp>(op); });
+  if (!contracts)
+    return emitOpError() << "needs a kir.contract in the kernel";
+  for (Operation &op : getRegion().front())
+    if (!isa<StoreOp>(op))
+      return op.emitOpError() << "cannot appear in an igpu.tile (its body is the epilogue's stores)";
+  return success();
 }
 
 LogicalResult ForOp::verifyRegions() {

@@ -156,8 +156,6 @@ struct BuildProgramPass : ::intent::gpu::impl::BuildProgramBase<BuildProgramPass
     kir::KernelOp kernel = getOperation();
     if (failed(requireInput(*this, state, kernel, kStructure)) || !state->structure)
       return signalPassFailure();
-    if (!hasBlockedProgram(*state->structure))
-      return markAllAnalysesPreserved();
     buildProgram(kernel, *state->structure); // verified by the pass manager
 
   }

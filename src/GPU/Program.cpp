@@ -8,8 +8,6 @@ using namespace mlir;
 using namespace intent;
 using namespace intent::gpu;
 
-bool gpu::hasBlockedProgram(const ProgramStructure &ps) { return ps.kind != StructureKind::Matmul; }
-
 igpu::ProgramOp gpu::programOf(kir::KernelOp kernel) {
   for (auto p : kernel.getBody().front().getOps<igpu::ProgramOp>())
     return p;
@@ -69,6 +67,8 @@ public:
                        ps.parameters.begin()};
       if (auto x = dyn_cast<igpu::ExtentOp>(op))
         return {1, x.getWhich() == "R" ? 0 : 1};
+      if (auto x = dyn_cast<igpu::AxisExtentOp>(op))
+        return {1, 2 + (int64_t)x.getAxis()};
       return {2, cast<IntegerAttr>(cast<arith::ConstantOp>(op).getValue()).getInt()};
     };
     llvm::stable_sort(hoisted, [&](Operation *x, Operation *y) { return rank(x) < rank(y); });
@@ -186,6 +186,8 @@ public:
   void rowReduction();
   void rowScan();
   void splitReduction();
+  void matmul();
+  void outputTile(Value index);
 };
 
 void ProgramBuilder::tiles() {
@@ -304,6 +306,42 @@ void ProgramBuilder::splitReduction() {
     stores(any);
 }
 
+/// The contraction's output tile at `index` and its epilogue: every store, through a
+/// descriptor where the view is indexed exactly by the tile's ([batch,] m, n) coordinates.
+void ProgramBuilder::outputTile(Value index) {
+  auto tile = b.create<igpu::TileOp>(loc, index);
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&tile.getRegion());
+  SmallVector<int> whole = ps.contraction->batch ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
+  for (kir::StoreOp st : kernelStores()) {
+    auto store = b.create<igpu::StoreOp>(loc, viewIndex(st));
+    if (ps.axes.lookup(st.getView()) == whole)
+      store.setDescriptor(true);
+  }
+}
+
+/// One program per output tile (WORKERS 1), else persistent programs striding over the tiles.
+void ProgramBuilder::matmul() {
+  const int m = ps.contraction->batch ? 1 : 0;
+  auto axisExtent = [&](int axis) {
+    Value &v = leaves["axis " + std::to_string(axis)];
+    if (!v)
+      v = leaf(b.create<igpu::AxisExtentOp>(loc, b.getIndexType(), axis, StringAttr()));
+    return v;
+  };
+  Value single = cmp(arith::CmpIPredicate::eq, param("WORKERS"), cst(1));
+  choose(
+      single, [&] { outputTile(pid(0)); },
+      [&] {
+        Value tilesM = cdiv(axisExtent(m), param("BM"));
+        Value tiles = named(mul(tilesM, cdiv(axisExtent(m + 1), param("BN"))), "num_tiles");
+        auto walk = b.create<igpu::PersistentOp>(loc, tiles, "tile");
+        OpBuilder::InsertionGuard g(b);
+        Block *blk = b.createBlock(&walk.getRegion(), {}, {b.getIndexType()}, {loc});
+        outputTile(blk->getArgument(0));
+      });
+}
+
 } // namespace
 
 igpu::ProgramOp gpu::buildProgram(kir::KernelOp kernel, const ProgramStructure &ps) {
@@ -320,7 +358,7 @@ igpu::ProgramOp gpu::buildProgram(kir::KernelOp kernel, const ProgramStructure &
   case StructureKind::RowReduction: pb.rowReduction(); break;
   case StructureKind::RowScan: pb.rowScan(); break;
   case StructureKind::SplitReduction: pb.splitReduction(); break;
-  case StructureKind::Matmul: break;
+  case StructureKind::Matmul: pb.matmul(); break;
   }
   if (!block->empty())
     pb.hoist(block);

@@ -193,3 +193,27 @@ TEST_CASE("a split merge counts arrivals on the group the program names") {
   CHECK(src.find("tl.atomic_add(sem + row_block, 1") != std::string::npos);
   CHECK(src.find("tl.atomic_xchg(sem + row_block, 0)") != std::string::npos);
 }
+
+TEST_CASE("a contraction's traversal and descriptor stores come from its igpu.program") {
+  Fixture f("gemm_f16.kir");
+  igpu::ProgramOp program = f.buildProgram();
+  REQUIRE(program);
+  CHECK(program.getStructure() == "matmul");
+  auto emit = [&] {
+    std::string src;
+    REQUIRE(f.emitTriton(src).empty());
+    return src;
+  };
+  std::string before = emit();
+  CHECK(before.find("for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):") != std::string::npos);
+  CHECK(before.find("c_odesc.store([pid_m * BM, pid_n * BN]") != std::string::npos);
+
+  // Rename the traversal's work item; store the output by pointer in every candidate.
+  program.walk([](igpu::PersistentOp p) { p.setName("work"); });
+  program.walk([](igpu::StoreOp st) { st.setDescriptor(false); });
+  REQUIRE(succeeded(mlir::verify(program)));
+  std::string after = emit();
+  CHECK(after.find("for work in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):") != std::string::npos);
+  CHECK(after.find("pid = work") != std::string::npos);
+  CHECK(after.find("c_odesc") == std::string::npos); // neither the store nor the kernel parameter
+}

@@ -1,10 +1,11 @@
 //===- IGPUOps.td - the blocked GPU program ------------------------*- tablegen -*-===//
 //
-// `igpu.program` is what igpu-build-program makes of a memory-bound kernel once
-// its structure is fixed (mapping-notes.md): program ids and their mapping to
+// `igpu.program` is what igpu-build-program makes of a kernel once its
+// structure is fixed (mapping-notes.md): program ids and their mapping to
 // the logical coordinates, index fragments whose shapes are parameter
 // expressions, validity masks, loops with parameter steps, and the points where
-// reductions, scans and stores happen, each with its policy. The kernel's
+// reductions, scans and stores happen, each with its policy; for a contraction,
+// the traversal of its output tiles and one structured tile op. The kernel's
 // dataflow stays in KIR: a store or reduction op names the KIR op it realizes
 // and evaluates that op's operands at the coordinates set by the last
 // `igpu.at`. Providers serialize the program op by op.
@@ -83,6 +84,13 @@ def IGPU_ExtentOp : IGPU_NamedOp<"extent"> {
   let hasVerifier = 1;
 }
 
+def IGPU_AxisExtentOp : IGPU_NamedOp<"axis_extent"> {
+  let summary = "the extent of one canonical axis of the iteration space (a contraction's M or N)";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$axis, OptionalAttr<StrAttr>:$name);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
 def IGPU_RangeOp : IGPU_NamedOp<"range"> {
   let summary = "consecutive coordinates from a start, laid along one fragment dimension";
   let description = [{
@@ -149,8 +157,13 @@ def IGPU_AtOp : IGPU_Op<"at", [AttrSizedOperandSegments]> {
 
 def IGPU_StoreOp : IGPU_Op<"store"> {
   let summary = "realizes the kir.store of a view at the current coordinates";
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$view);
-  let assemblyFormat = "`view` $view attr-dict";
+  let description = [{
+    `descriptor` (inside an igpu.tile): the view is indexed exactly by the
+    tile's [batch,] M and N coordinates, so candidates that use tensor
+    descriptors store it through one (a TMA store).
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$view, UnitAttr:$descriptor);
+  let assemblyFormat = "`view` $view (`descriptor` $descriptor^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -243,6 +256,36 @@ def IGPU_FinishOp : IGPU_Op<"finish"> {
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$reduction, DenseI64ArrayAttr:$dims,
                        UnitAttr:$keep, Optional<I1>:$seed);
   let assemblyFormat = "$reduction `dims` $dims (`keep` $keep^)? (`seed` $seed^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def IGPU_PersistentOp : IGPU_Op<"persistent", [NoTerminator, SingleBlock,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "persistent traversal: the programs of grid dimension 0 stride over [0, count)";
+  let description = [{
+    Program p runs the body for p, p + P, p + 2P, ... below `count`, where P is
+    the number of programs (the launcher makes min(count, WORKERS) of them).
+    The block argument is the index of the work item.
+  }];
+  let arguments = (ins Index:$count, StrAttr:$name);
+  let regions = (region SizedRegion<1>:$region);
+  let assemblyFormat = "`over` $count attr-dict-with-keyword $region";
+  let hasRegionVerifier = 1;
+}
+
+def IGPU_TileOp : IGPU_Op<"tile", [NoTerminator, SingleBlock]> {
+  let summary = "the kernel's kir.contract on one output tile, then its epilogue";
+  let description = [{
+    The output tile of linear index `index`, placed in grouped order
+    (GROUP_M rows of tiles at a time, for L2 reuse); its K range in steps of
+    BK, split across SPLIT_K programs of grid dimension 2 (the last to arrive
+    adds the f32 partials in split order); operands through tensor
+    descriptors or pointers per candidate (USE_TENSOR_DESCRIPTOR). The body
+    runs at the tile's output coordinates: the epilogue's stores.
+  }];
+  let arguments = (ins Index:$index);
+  let regions = (region SizedRegion<1>:$region);
+  let assemblyFormat = "$index attr-dict-with-keyword $region";
   let hasVerifier = 1;
 }
 

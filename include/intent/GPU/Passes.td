@@ -53,15 +53,16 @@ def AssignCacheHints : Pass<"igpu-assign-cache-hints", "::intent::kir::KernelOp"
 }
 
 def BuildProgram : Pass<"igpu-build-program", "::intent::kir::KernelOp"> {
-  let summary = "Write the blocked program of a memory-bound structure as an igpu.program";
+  let summary = "Write the blocked program of the structure as an igpu.program";
   let description = [{
     Runs after igpu-select-structure. Writes, last in the kernel body, the
     program the structure stands for (IGPUOps.td): program ids and their
     coordinates, fragments whose extents are parameters, masks, loops with
     parameter steps, and where each reduction, scan and store happens, with
-    its policy. The Triton serializer emits this program op by op. A program
-    already in the kernel is replaced. Contractions get none yet: their tile
-    program is still written by the serializer.
+    its policy; for a contraction, the traversal of output tiles (one program
+    per tile or persistent programs) and the tile op with its epilogue stores.
+    The Triton serializer emits this program op by op. A program already in
+    the kernel is replaced.
   }];
   let dependentDialects = ["::intent::igpu::IGPUDialect", "::mlir::arith::ArithDialect"];
 }

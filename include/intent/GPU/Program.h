@@ -1,9 +1,10 @@
 //===- Program.h - the blocked program of a structure ------------*- C++ -*-===//
 //
-// igpu-build-program: the fixed structure of a memory-bound kernel written out
-// as an `igpu.program` (IGPUOps.td) at the end of the kernel body. Every
-// structural choice the serializer used to make on its own (grid axes, which
-// stores happen where, chunk loops, split merges) is an op of that program.
+// igpu-build-program: the fixed structure of a kernel written out as an
+// `igpu.program` (IGPUOps.td) at the end of the kernel body. Every structural
+// choice the serializer used to make on its own (grid axes, which stores happen
+// where, chunk loops, split merges, the contraction's traversal and descriptor
+// stores) is an op of that program.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INTENT_GPU_PROGRAM_H
@@ -13,10 +14,6 @@
 #include "intent/GPU/Structure.h"
 
 namespace intent::gpu {
-
-/// True for the structures whose program is built as igpu ops (all but the
-/// contraction, whose tile program the Triton serializer still writes itself).
-bool hasBlockedProgram(const ProgramStructure &ps);
 
 /// Replaces the kernel's igpu.program by the program of `ps`.
 igpu::ProgramOp buildProgram(intent::kir::KernelOp kernel, const ProgramStructure &ps);

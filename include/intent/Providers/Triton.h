@@ -15,8 +15,8 @@ using Candidate = std::map<std::string, int64_t>;
 
 /// Serializes the kernel's program and its complete candidate rows into a
 /// self-contained Triton module (kernel.py). Mechanical: every choice was made
-/// by the shared passes (the igpu.program of igpu-build-program; for a
-/// contraction, the structure) or by the candidate rows.
+/// by the shared passes (the igpu.program of igpu-build-program, the axes of
+/// the structure analysis) or by the candidate rows.
 bool emitTritonPython(intent::kir::KernelOp kernel, const gpu::ProgramStructure &ps,
                       const std::vector<Candidate> &candidates, const std::string &programKey,
                       std::string &source, std::string &error);

@@ -1,9 +1,9 @@
 //===- TritonEmitter.cpp - structured program -> Triton source -------------===//
 //
 // Mechanical serialization: igpu-build-program wrote the program (igpu.program;
-// a contraction's tile program is still written here from the structure), the
-// structure pass fixed the axis of every value, the candidates fix the
-// parameters. Values are emitted as Triton blocks whose dimensions follow the
+// a contraction's igpu.tile expands here into its grouped placement, K loop and
+// split-K merge), the structure pass fixed the axis of every value, the
+// candidates fix the parameters. Values are emitted as Triton blocks whose dimensions follow the
 // canonical axes: row axes along block dim 0, the innermost axis along block
 // dim 1, so broadcasting between row values ([BM, 1]) and full values
 // ([BM, BN]) is Triton's own.
@@ -783,338 +783,6 @@ void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
   }
 }
 
-// --- the blocked program (igpu.program) ------------------------------------------
-/// Serializes an igpu.program op by op. Index values become Python expressions,
-/// inline unless the program named them (then bound once, where they are
-/// defined); the ops that evaluate KIR values do so at the coordinates of the
-/// last igpu.at.
-class ProgramEmitter {
-public:
-  ProgramEmitter(Emitter &e, Block &body) : e(e), py(e.py), body(body) {}
-
-  void run(igpu::ProgramOp program) {
-    // Combiners first, in reduction order: their helper names do not depend on the body.
-    for (Operation *op : e.ps.reductions)
-      fns[op] = e.combineFn(op);
-    walk(program.getRegion().front());
-  }
-
-private:
-  struct Expr {
-    std::string text;
-    int prec; ///< Python precedence: 1 and, 3 comparison, 5 &, 7 + -, 8 *, 100 atom
-  };
-  Emitter &e;
-  Py &py;
-  Block &body;
-  llvm::DenseMap<Value, Expr> exprs;
-  llvm::DenseMap<Value, std::string> reduced; ///< results of the reductions run so far
-  std::map<Operation *, std::string> fns;
-
-  std::string text(Value v, int minPrec = 0) {
-    const Expr &x = exprs.at(v);
-    return x.prec < minPrec ? "(" + x.text + ")" : x.text;
-  }
-  Expr binary(Operation *op, const char *sym, int prec) {
-    return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
-  }
-  static std::string extent(Attribute d) {
-    return isa<IntegerAttr>(d) ? std::to_string(cast<IntegerAttr>(d).getInt()) : cast<StringAttr>(d).getValue().str();
-  }
-  Operation *reduction(int64_t n) { return e.ps.reductions[n]; }
-  kir::StoreOp storeOf(int64_t view) {
-    for (auto st : body.getOps<kir::StoreOp>())
-      if (st.getView() == body.getArgument(view))
-        return st;
-    llvm_unreachable("verified: the view is stored");
-  }
-  void results(Operation *r, const std::vector<std::string> &res) {
-    for (unsigned k = 0; k < r->getNumResults(); ++k) {
-      e.cache[r->getResult(k)] = res[k];
-      reduced[r->getResult(k)] = res[k];
-    }
-  }
-
-  void walk(Block &b) {
-    for (Operation &op : b)
-      visit(&op);
-  }
-  std::optional<Expr> indexExpr(Operation *op);
-  void visit(Operation *op);
-  void fold(igpu::FoldOp f);
-  void scan(igpu::ScanOp s);
-};
-
-std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
-  if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
-    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")", 100};
-  if (auto p = dyn_cast<igpu::ParamOp>(op))
-    return Expr{p.getSymbol().str(), 100};
-  if (auto x = dyn_cast<igpu::ExtentOp>(op))
-    return Expr{x.getWhich().str(), 100};
-  if (auto c = dyn_cast<arith::ConstantOp>(op))
-    return Expr{std::to_string(cast<IntegerAttr>(c.getValue()).getInt()), 100};
-  if (isa<arith::MulIOp>(op))
-    return binary(op, "*", 8);
-  if (isa<arith::AddIOp>(op))
-    return binary(op, "+", 7);
-  if (isa<arith::CeilDivSIOp>(op))
-    return Expr{"tl.cdiv(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
-  if (isa<arith::MinSIOp>(op))
-    return Expr{"tl.minimum(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
-  if (auto c = dyn_cast<arith::CmpIOp>(op)) {
-    using P = arith::CmpIPredicate;
-    const char *sym = c.getPredicate() == P::eq ? "==" : c.getPredicate() == P::ule || c.getPredicate() == P::sle ? "<=" : nullptr;
-    if (sym)
-      return binary(op, sym, 3);
-  }
-  if (isa<arith::AndIOp>(op))
-    return binary(op, "and", 1);
-  if (auto r = dyn_cast<igpu::RangeOp>(op)) {
-    std::string lanes = "tl.arange(0, " + extent(r.getSize()) + ")";
-    std::string start = text(r.getStart(), 8);
-    auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
-    std::string v = r.getFrom() ? "(" + text(r.getFrom(), 8) + " - 1 - " + start + " - " + lanes + ")"
-                    : c && cast<IntegerAttr>(c.getValue()).getInt() == 0 ? lanes
-                                                                          : "(" + text(r.getStart(), 7) + " + " + lanes + ")";
-    return Expr{v + ".to(IDXT)" + (r.getDim() == 0 ? "[:, None]" : "[None, :]"), 100};
-  }
-  if (isa<igpu::ZeroOp>(op))
-    return Expr{"tl.zeros([1, 1], dtype=tl.int64)", 100};
-  if (isa<igpu::LessOp>(op))
-    return binary(op, "<", 3);
-  if (isa<igpu::AtLeastOp>(op))
-    return binary(op, ">=", 3);
-  if (isa<igpu::AndOp>(op))
-    return binary(op, "&", 5);
-  return std::nullopt;
-}
-
-void ProgramEmitter::visit(Operation *op) {
-  if (op->getNumResults() == 1) {
-    std::optional<Expr> x = indexExpr(op);
-    if (!x) {
-      e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
-      return;
-    }
-    auto name = op->getAttrOfType<StringAttr>(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name")
-                                                                                   : StringRef(igpu::IGPUDialect::kNameAttr));
-    if (name) {
-      py.line(name.str() + " = " + x->text);
-      x = Expr{name.str(), 100};
-    }
-    exprs[op->getResult(0)] = *x;
-    return;
-  }
-  int rank = e.ps.extents.size();
-  if (auto at = dyn_cast<igpu::AtOp>(op)) {
-    rowColCoords(e, rank, text(at.getRows()), at.getRowMask() ? text(at.getRowMask()) : "", text(at.getCols()),
-                 at.getColMask() ? text(at.getColMask()) : "");
-    e.cache = reduced;
-  } else if (auto st = dyn_cast<igpu::StoreOp>(op)) {
-    e.store(storeOf(st.getView()));
-  } else if (auto m = dyn_cast<igpu::SplitMergeOp>(op)) {
-    ArrayRef<int64_t> views = m.getViews();
-    MergeLanes l = mergeLanes(m.getLanes());
-    l.group = text(m.getGroup());
-    if (m.getLane())
-      l.lane = text(m.getLane());
-    if (m.getMask())
-      l.mask = text(m.getMask());
-    emitSplitMerge(e, body, l, [&](kir::StoreOp st) {
-      return llvm::is_contained(views, cast<BlockArgument>(st.getView()).getArgNumber());
-    });
-  } else if (auto red = dyn_cast<igpu::ReduceOp>(op)) {
-    // Resident: one tree over the row in registers.
-    auto r = cast<kir::ReduceOp>(reduction(red.getReduction()));
-    auto res = treeReduce(e, r, text(red.getMask()), fns[r]);
-    applySeeds(e, r, res, fns[r]);
-    castResults(e, r, res);
-    results(r, res);
-  } else if (auto f = dyn_cast<igpu::FoldOp>(op)) {
-    fold(f);
-  } else if (auto s = dyn_cast<igpu::ScanOp>(op)) {
-    scan(s);
-  } else if (auto init = dyn_cast<igpu::InitAccOp>(op)) {
-    auto r = cast<kir::ReduceOp>(reduction(init.getReduction()));
-    Type elt = kir::kirElementType(r.getInputs()[0].getType());
-    std::string shape;
-    for (Attribute d : init.getShape())
-      shape += (shape.empty() ? "" : ", ") + extent(d);
-    py.line("acc = tl.full([" + shape + "], " + e.identityOf(r, 0, elt) + ", " +
-            (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
-  } else if (auto acc = dyn_cast<igpu::AccumulateOp>(op)) {
-    auto r = cast<kir::ReduceOp>(reduction(acc.getReduction()));
-    Type elt = kir::kirElementType(r.getInputs()[0].getType());
-    std::string x = e.value(r.getInputs()[0]);
-    if (isNarrowFloat(elt))
-      x += ".to(tl.float32)";
-    py.line("acc = " + fns[r] + "(acc, tl.where(" + text(acc.getMask()) + ", " + x + ", " +
-            e.identityOf(r, 0, elt) + "))");
-  } else if (auto fin = dyn_cast<igpu::FinishOp>(op)) {
-    auto r = cast<kir::ReduceOp>(reduction(fin.getReduction()));
-    std::string v = "acc";
-    ArrayRef<int64_t> dims = fin.getDims();
-    for (auto [i, d] : llvm::enumerate(dims))
-      v = "tl.reduce(" + v + ", " + std::to_string(d) + ", " + fns[r] +
-          (fin.getKeep() && i + 1 == dims.size() ? ", keep_dims=True)" : ")");
-    py.line("res = " + v);
-    if (fin.getSeed())
-      py.line("res = tl.where(" + text(fin.getSeed()) + ", " + fns[r] + "(" + e.value(r.getInits()[0]) +
-              ", res), res)");
-    results(r, {"res"});
-  } else if (auto loop = dyn_cast<igpu::ForOp>(op)) {
-    std::string iv = loop.getName().str();
-    py.line("for " + iv + " in range(" + text(loop.getLo()) + ", " + text(loop.getHi()) + ", " +
-            text(loop.getStep()) + "):");
-    exprs[loop.getRegion().front().getArgument(0)] = Expr{iv, 100};
-    py.push();
-    walk(loop.getRegion().front());
-    py.pop();
-  } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
-    // Each branch sees only what was evaluated before the choice.
-    auto cache = e.cache;
-    auto before = reduced;
-    py.line("if " + text(choice.getCondition()) + ":");
-    py.push();
-    walk(choice.getThenBody().front());
-    py.pop();
-    py.line("else:");
-    py.push();
-    e.cache = cache;
-    reduced = before;
-    walk(choice.getElseBody().front());
-    py.pop();
-  } else {
-    e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
-  }
-}
-
-/// A reduction over [lo, hi) in chunks: an accumulator per row and lane, then
-/// one tree over the lanes (tree policy); one column per step in the policy's
-/// order otherwise.
-void ProgramEmitter::fold(igpu::FoldOp f) {
-  auto r = cast<kir::ReduceOp>(reduction(f.getReduction()));
-  const std::string &fn = fns[r];
-  int rank = e.ps.extents.size();
-  std::string rows = text(f.getRows()), rmask = text(f.getRowMask());
-  unsigned n = r.getInputs().size();
-  bool arg = isArgReduce(r);
-  kir::Policy pol = r.getEffectivePolicy();
-  bool seq = pol != kir::Policy::unordered_tree;
-  std::vector<std::string> acc;
-  std::string width = extent(f.getStep());
-  std::string tag = std::to_string(f.getReduction());
-  unsigned nacc = n + (arg ? 1 : 0);
-  bool seeded = !r.getInits().empty() && seq;
-  for (unsigned k = 0; k < nacc; ++k) {
-    Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
-    std::string init = seeded ? e.value(r.getInits()[k])
-                              : e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
-    std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
-    acc.push_back("acc" + tag + "_" + std::to_string(k));
-    py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
-  }
-  py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
-  py.push();
-  if (f.getReverse())
-    py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
-  else
-    py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
-  py.line("cmask = (cols < C) & (cols >= 0)");
-  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = reduced;
-  std::vector<std::string> xs;
-  for (unsigned k = 0; k < n; ++k)
-    xs.push_back(e.padded(r, k, /*tileMask=*/true, rmask + " & cmask"));
-  if (arg)
-    xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
-                        ").to(tl.int32), 2147483647)"));
-  std::vector<std::string> args;
-  if (f.getReverse()) { // fold_right: acc = op(x, acc)
-    args = xs;
-    args.insert(args.end(), acc.begin(), acc.end());
-  } else {
-    args = acc;
-    args.insert(args.end(), xs.begin(), xs.end());
-  }
-  // Masked lanes (rows beyond R) may fold identities; they are never stored.
-  py.line(llvm::join(acc, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
-  py.pop();
-  std::vector<std::string> res;
-  if (seq) {
-    res = acc;
-  } else {
-    std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
-    for (size_t k = 0; k < acc.size(); ++k)
-      res.push_back(e.fresh("red"));
-    py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fn + ", keep_dims=True)");
-    applySeeds(e, r, res, fn);
-  }
-  castResults(e, r, res);
-  results(r, res);
-}
-
-/// A scan along the columns in segments, each combined with the prefix carried
-/// from the segments before; the body stores each segment.
-void ProgramEmitter::scan(igpu::ScanOp so) {
-  auto s = cast<kir::ScanOp>(reduction(so.getScan()));
-  const std::string &fn = fns[s];
-  int rank = e.ps.extents.size();
-  std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
-  std::string step = extent(so.getStep());
-  unsigned n = s.getInputs().size();
-  bool rev = s.getReverse();
-  std::vector<std::string> carry;
-  for (unsigned k = 0; k < n; ++k) {
-    Type elt = kir::kirElementType(s.getInputs()[k].getType());
-    std::string init = s.getInits().empty() ? e.identityOf(s, k, elt) : e.value(s.getInits()[k]);
-    std::string dt = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
-    carry.push_back("carry" + std::to_string(k));
-    py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
-  }
-  py.line("for c0 in range(0, C, " + step + "):");
-  py.push();
-  py.line("lane = tl.arange(0, " + step + ")[None, :]");
-  py.line(rev ? "cols = (C - 1 - c0 - lane).to(IDXT)" : "cols = (c0 + lane).to(IDXT)");
-  py.line("cmask = (cols < C) & (cols >= 0)");
-  // Exclusive scans read the previous element in scan order.
-  if (s.getExclusive()) {
-    py.line(rev ? "src = cols + 1" : "src = cols - 1");
-    py.line("smask = (src < C) & (src >= 0)");
-    rowColCoords(e, rank, rows, rmask, "src", "smask");
-  } else {
-    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  }
-  e.cache = reduced;
-  std::vector<std::string> xs;
-  std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
-  for (unsigned k = 0; k < n; ++k)
-    xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
-  std::vector<std::string> scanned;
-  for (unsigned k = 0; k < n; ++k)
-    scanned.push_back(e.fresh("sc"));
-  std::string tuple = n == 1 ? xs[0] : "(" + llvm::join(xs, ", ") + ")";
-  py.line(llvm::join(scanned, ", ") + " = tl.associative_scan(" + tuple + ", 1, " + fn + ")");
-  std::vector<std::string> args = carry;
-  args.insert(args.end(), scanned.begin(), scanned.end());
-  std::vector<std::string> outs;
-  for (unsigned k = 0; k < n; ++k)
-    outs.push_back(e.fresh("out"));
-  py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
-  // Carry the last element of this segment (exact: one term plus zeros).
-  py.line("last = lane == tl.minimum(" + step + ", C - c0) - 1");
-  for (unsigned k = 0; k < n; ++k)
-    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
-            ".dtype)");
-  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = reduced;
-  for (unsigned k = 0; k < n; ++k)
-    e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
-  walk(so.getRegion().front());
-  py.pop();
-}
-
 // --- contraction ------------------------------------------------------------------
 /// The M and N extents of a matmul (canonical axes: [batch,] m, n, k).
 std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
@@ -1122,22 +790,15 @@ std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
   return {dimExpr(ps.extents[m]), dimExpr(ps.extents[m + 1])};
 }
 
-/// Stores of a matmul epilogue that a tensor descriptor can take: views indexed
-/// exactly ([b,] m, n), so the unit-stride dim is n (batched: flattened, under FLAT).
-std::vector<kir::StoreOp> matmulDescriptorStores(const ProgramStructure &ps, Block &body) {
-  std::vector<kir::StoreOp> out;
-  if (!ps.contraction)
-    return out;
-  SmallVector<int> whole = ps.contraction->batch ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op))
-      if (ps.axes.lookup(st.getView()) == whole && isa<BlockArgument>(st.getView()))
-        out.push_back(st);
-  return out;
-}
+/// A store of the epilogue, and whether descriptor candidates store it through one.
+struct EpilogueStore {
+  kir::StoreOp store;
+  bool descriptor;
+};
 
-/// One output tile (plus its batch and K share): the tile index is `tileExpr`.
-void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileExpr) {
+/// One output tile (plus its batch and K share) of igpu.tile: the tile index is
+/// `tileExpr`; `stores` is its epilogue, in order.
+void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std::vector<EpilogueStore> &stores) {
   const ProgramStructure &ps = e.ps;
   ContractionInfo ci = *ps.contraction;
   Py &py = e.py;
@@ -1290,8 +951,12 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
   e.cache.clear();
   Type accElt = kir::kirElementType(ci.op.getType());
   e.cache[ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
-  std::vector<kir::StoreOp> descStores = matmulDescriptorStores(ps, body);
-  if (tma && !descStores.empty()) {
+  auto storeAll = [&] {
+    for (const EpilogueStore &s : stores)
+      e.store(s.store);
+  };
+  bool anyDescriptor = llvm::any_of(stores, [](const EpilogueStore &s) { return s.descriptor; });
+  if (tma && anyDescriptor) {
     // Descriptor candidates store [M, N] outputs through host-side descriptors
     // too (TMA store, like the hand-written TMA kernel; it clips at the edges).
     // Batched: only with FLAT, through [batch * M, N].
@@ -1303,11 +968,9 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
       py.line("if FLAT:");
       py.push();
     }
-    for (Operation &op : body) {
-      auto st = dyn_cast<kir::StoreOp>(op);
-      if (!st)
-        continue;
-      if (!llvm::is_contained(descStores, st)) {
+    for (const EpilogueStore &es : stores) {
+      kir::StoreOp st = es.store;
+      if (!es.descriptor) {
         e.store(st);
         continue;
       }
@@ -1322,41 +985,368 @@ void emitMatmulTile(Emitter &e, Block &body, bool tma, const std::string &tileEx
       py.line("else:");
       py.push();
       e.cache = entry; // names bound in the descriptor branch do not exist here
-      emitStores(e, body, [](kir::StoreOp) { return true; });
+      storeAll();
       py.pop();
       py.pop();
     }
     py.line("else:");
     py.push();
     e.cache = entry;
-    emitStores(e, body, [](kir::StoreOp) { return true; });
+    storeAll();
     py.pop();
   } else {
-    emitStores(e, body, [](kir::StoreOp) { return true; });
+    storeAll();
   }
   py.pop();
 }
 
-/// WORKERS == 1: one program per output tile. Otherwise min(tiles, WORKERS)
-/// persistent programs stride over the tiles (grouped order kept per tile).
-void emitMatmul(Emitter &e, Block &body, bool tma) {
-  Py &py = e.py;
-  auto [M, N] = matmulMN(e.ps);
-  auto entry = e.cache; // each branch binds its own names
-  py.line("if WORKERS == 1:");
+// --- the blocked program (igpu.program) ------------------------------------------
+/// Serializes an igpu.program op by op. Index values become Python expressions,
+/// inline unless the program named them (then bound once, where they are
+/// defined); the ops that evaluate KIR values do so at the coordinates of the
+/// last igpu.at.
+class ProgramEmitter {
+public:
+  ProgramEmitter(Emitter &e, Block &body) : e(e), py(e.py), body(body) {}
+
+  void run(igpu::ProgramOp program) {
+    // Combiners first, in reduction order: their helper names do not depend on the body.
+    for (Operation *op : e.ps.reductions)
+      fns[op] = e.combineFn(op);
+    walk(program.getRegion().front());
+  }
+
+private:
+  struct Expr {
+    std::string text;
+    int prec; ///< Python precedence: 1 and, 3 comparison, 5 &, 7 + -, 8 *, 100 atom
+  };
+  Emitter &e;
+  Py &py;
+  Block &body;
+  llvm::DenseMap<Value, Expr> exprs;
+  llvm::DenseMap<Value, std::string> reduced; ///< results of the reductions run so far
+  std::map<Operation *, std::string> fns;
+
+  std::string text(Value v, int minPrec = 0) {
+    const Expr &x = exprs.at(v);
+    return x.prec < minPrec ? "(" + x.text + ")" : x.text;
+  }
+  Expr binary(Operation *op, const char *sym, int prec) {
+    return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
+  }
+  static std::string extent(Attribute d) {
+    return isa<IntegerAttr>(d) ? std::to_string(cast<IntegerAttr>(d).getInt()) : cast<StringAttr>(d).getValue().str();
+  }
+  Operation *reduction(int64_t n) { return e.ps.reductions[n]; }
+  kir::StoreOp storeOf(int64_t view) {
+    for (auto st : body.getOps<kir::StoreOp>())
+      if (st.getView() == body.getArgument(view))
+        return st;
+    llvm_unreachable("verified: the view is stored");
+  }
+  void results(Operation *r, const std::vector<std::string> &res) {
+    for (unsigned k = 0; k < r->getNumResults(); ++k) {
+      e.cache[r->getResult(k)] = res[k];
+      reduced[r->getResult(k)] = res[k];
+    }
+  }
+
+  void walk(Block &b) {
+    for (Operation &op : b)
+      visit(&op);
+  }
+  std::optional<Expr> indexExpr(Operation *op);
+  void visit(Operation *op);
+  void fold(igpu::FoldOp f);
+  void scan(igpu::ScanOp s);
+};
+
+std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
+  if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
+    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")", 100};
+  if (auto p = dyn_cast<igpu::ParamOp>(op))
+    return Expr{p.getSymbol().str(), 100};
+  if (auto x = dyn_cast<igpu::ExtentOp>(op))
+    return Expr{x.getWhich().str(), 100};
+  if (auto x = dyn_cast<igpu::AxisExtentOp>(op))
+    return Expr{dimExpr(e.ps.extents[x.getAxis()]), 100};
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return Expr{std::to_string(cast<IntegerAttr>(c.getValue()).getInt()), 100};
+  if (isa<arith::MulIOp>(op))
+    return binary(op, "*", 8);
+  if (isa<arith::AddIOp>(op))
+    return binary(op, "+", 7);
+  if (isa<arith::CeilDivSIOp>(op))
+    return Expr{"tl.cdiv(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
+  if (isa<arith::MinSIOp>(op))
+    return Expr{"tl.minimum(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
+  if (auto c = dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    const char *sym = c.getPredicate() == P::eq ? "==" : c.getPredicate() == P::ule || c.getPredicate() == P::sle ? "<=" : nullptr;
+    if (sym)
+      return binary(op, sym, 3);
+  }
+  if (isa<arith::AndIOp>(op))
+    return binary(op, "and", 1);
+  if (auto r = dyn_cast<igpu::RangeOp>(op)) {
+    std::string lanes = "tl.arange(0, " + extent(r.getSize()) + ")";
+    std::string start = text(r.getStart(), 8);
+    auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
+    std::string v = r.getFrom() ? "(" + text(r.getFrom(), 8) + " - 1 - " + start + " - " + lanes + ")"
+                    : c && cast<IntegerAttr>(c.getValue()).getInt() == 0 ? lanes
+                                                                          : "(" + text(r.getStart(), 7) + " + " + lanes + ")";
+    return Expr{v + ".to(IDXT)" + (r.getDim() == 0 ? "[:, None]" : "[None, :]"), 100};
+  }
+  if (isa<igpu::ZeroOp>(op))
+    return Expr{"tl.zeros([1, 1], dtype=tl.int64)", 100};
+  if (isa<igpu::LessOp>(op))
+    return binary(op, "<", 3);
+  if (isa<igpu::AtLeastOp>(op))
+    return binary(op, ">=", 3);
+  if (isa<igpu::AndOp>(op))
+    return binary(op, "&", 5);
+  return std::nullopt;
+}
+
+void ProgramEmitter::visit(Operation *op) {
+  if (op->getNumResults() == 1) {
+    std::optional<Expr> x = indexExpr(op);
+    if (!x) {
+      e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
+      return;
+    }
+    auto name = op->getAttrOfType<StringAttr>(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name")
+                                                                                   : StringRef(igpu::IGPUDialect::kNameAttr));
+    if (name) {
+      py.line(name.str() + " = " + x->text);
+      x = Expr{name.str(), 100};
+    }
+    exprs[op->getResult(0)] = *x;
+    return;
+  }
+  int rank = e.ps.extents.size();
+  if (auto at = dyn_cast<igpu::AtOp>(op)) {
+    rowColCoords(e, rank, text(at.getRows()), at.getRowMask() ? text(at.getRowMask()) : "", text(at.getCols()),
+                 at.getColMask() ? text(at.getColMask()) : "");
+    e.cache = reduced;
+  } else if (auto st = dyn_cast<igpu::StoreOp>(op)) {
+    e.store(storeOf(st.getView()));
+  } else if (auto m = dyn_cast<igpu::SplitMergeOp>(op)) {
+    ArrayRef<int64_t> views = m.getViews();
+    MergeLanes l = mergeLanes(m.getLanes());
+    l.group = text(m.getGroup());
+    if (m.getLane())
+      l.lane = text(m.getLane());
+    if (m.getMask())
+      l.mask = text(m.getMask());
+    emitSplitMerge(e, body, l, [&](kir::StoreOp st) {
+      return llvm::is_contained(views, cast<BlockArgument>(st.getView()).getArgNumber());
+    });
+  } else if (auto red = dyn_cast<igpu::ReduceOp>(op)) {
+    // Resident: one tree over the row in registers.
+    auto r = cast<kir::ReduceOp>(reduction(red.getReduction()));
+    auto res = treeReduce(e, r, text(red.getMask()), fns[r]);
+    applySeeds(e, r, res, fns[r]);
+    castResults(e, r, res);
+    results(r, res);
+  } else if (auto f = dyn_cast<igpu::FoldOp>(op)) {
+    fold(f);
+  } else if (auto s = dyn_cast<igpu::ScanOp>(op)) {
+    scan(s);
+  } else if (auto init = dyn_cast<igpu::InitAccOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(init.getReduction()));
+    Type elt = kir::kirElementType(r.getInputs()[0].getType());
+    std::string shape;
+    for (Attribute d : init.getShape())
+      shape += (shape.empty() ? "" : ", ") + extent(d);
+    py.line("acc = tl.full([" + shape + "], " + e.identityOf(r, 0, elt) + ", " +
+            (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
+  } else if (auto acc = dyn_cast<igpu::AccumulateOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(acc.getReduction()));
+    Type elt = kir::kirElementType(r.getInputs()[0].getType());
+    std::string x = e.value(r.getInputs()[0]);
+    if (isNarrowFloat(elt))
+      x += ".to(tl.float32)";
+    py.line("acc = " + fns[r] + "(acc, tl.where(" + text(acc.getMask()) + ", " + x + ", " +
+            e.identityOf(r, 0, elt) + "))");
+  } else if (auto fin = dyn_cast<igpu::FinishOp>(op)) {
+    auto r = cast<kir::ReduceOp>(reduction(fin.getReduction()));
+    std::string v = "acc";
+    ArrayRef<int64_t> dims = fin.getDims();
+    for (auto [i, d] : llvm::enumerate(dims))
+      v = "tl.reduce(" + v + ", " + std::to_string(d) + ", " + fns[r] +
+          (fin.getKeep() && i + 1 == dims.size() ? ", keep_dims=True)" : ")");
+    py.line("res = " + v);
+    if (fin.getSeed())
+      py.line("res = tl.where(" + text(fin.getSeed()) + ", " + fns[r] + "(" + e.value(r.getInits()[0]) +
+              ", res), res)");
+    results(r, {"res"});
+  } else if (auto loop = dyn_cast<igpu::ForOp>(op)) {
+    std::string iv = loop.getName().str();
+    py.line("for " + iv + " in range(" + text(loop.getLo()) + ", " + text(loop.getHi()) + ", " +
+            text(loop.getStep()) + "):");
+    exprs[loop.getRegion().front().getArgument(0)] = Expr{iv, 100};
+    py.push();
+    walk(loop.getRegion().front());
+    py.pop();
+  } else if (auto walkOp = dyn_cast<igpu::PersistentOp>(op)) {
+    std::string iv = walkOp.getName().str();
+    py.line("for " + iv + " in tl.range(tl.program_id(0), " + text(walkOp.getCount()) + ", tl.num_programs(0)):");
+    exprs[walkOp.getRegion().front().getArgument(0)] = Expr{iv, 100};
+    py.push();
+    walk(walkOp.getRegion().front());
+    py.pop();
+  } else if (auto tile = dyn_cast<igpu::TileOp>(op)) {
+    std::vector<EpilogueStore> stores;
+    for (auto st : tile.getRegion().front().getOps<igpu::StoreOp>())
+      stores.push_back({storeOf(st.getView()), st.getDescriptor()});
+    bool tma = llvm::any_of(e.ps.parameters, [](const Parameter &p) { return p.symbol == "USE_TENSOR_DESCRIPTOR"; });
+    emitMatmulTile(e, tma, text(tile.getIndex()), stores);
+  } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
+    // Each branch sees only what was evaluated before the choice.
+    auto cache = e.cache;
+    auto before = reduced;
+    py.line("if " + text(choice.getCondition()) + ":");
+    py.push();
+    walk(choice.getThenBody().front());
+    py.pop();
+    py.line("else:");
+    py.push();
+    e.cache = cache;
+    reduced = before;
+    walk(choice.getElseBody().front());
+    py.pop();
+  } else {
+    e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
+  }
+}
+
+/// A reduction over [lo, hi) in chunks: an accumulator per row and lane, then
+/// one tree over the lanes (tree policy); one column per step in the policy's
+/// order otherwise.
+void ProgramEmitter::fold(igpu::FoldOp f) {
+  auto r = cast<kir::ReduceOp>(reduction(f.getReduction()));
+  const std::string &fn = fns[r];
+  int rank = e.ps.extents.size();
+  std::string rows = text(f.getRows()), rmask = text(f.getRowMask());
+  unsigned n = r.getInputs().size();
+  bool arg = isArgReduce(r);
+  kir::Policy pol = r.getEffectivePolicy();
+  bool seq = pol != kir::Policy::unordered_tree;
+  std::vector<std::string> acc;
+  std::string width = extent(f.getStep());
+  std::string tag = std::to_string(f.getReduction());
+  unsigned nacc = n + (arg ? 1 : 0);
+  bool seeded = !r.getInits().empty() && seq;
+  for (unsigned k = 0; k < nacc; ++k) {
+    Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
+    std::string init = seeded ? e.value(r.getInits()[k])
+                              : e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
+    std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
+    acc.push_back("acc" + tag + "_" + std::to_string(k));
+    py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
+  }
+  py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
   py.push();
-  emitMatmulTile(e, body, tma, "tl.program_id(0)");
+  if (f.getReverse())
+    py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
+  else
+    py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
+  py.line("cmask = (cols < C) & (cols >= 0)");
+  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+  e.cache = reduced;
+  std::vector<std::string> xs;
+  for (unsigned k = 0; k < n; ++k)
+    xs.push_back(e.padded(r, k, /*tileMask=*/true, rmask + " & cmask"));
+  if (arg)
+    xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
+                        ").to(tl.int32), 2147483647)"));
+  std::vector<std::string> args;
+  if (f.getReverse()) { // fold_right: acc = op(x, acc)
+    args = xs;
+    args.insert(args.end(), acc.begin(), acc.end());
+  } else {
+    args = acc;
+    args.insert(args.end(), xs.begin(), xs.end());
+  }
+  // Masked lanes (rows beyond R) may fold identities; they are never stored.
+  py.line(llvm::join(acc, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
   py.pop();
-  py.line("else:");
+  std::vector<std::string> res;
+  if (seq) {
+    res = acc;
+  } else {
+    std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
+    for (size_t k = 0; k < acc.size(); ++k)
+      res.push_back(e.fresh("red"));
+    py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fn + ", keep_dims=True)");
+    applySeeds(e, r, res, fn);
+  }
+  castResults(e, r, res);
+  results(r, res);
+}
+
+/// A scan along the columns in segments, each combined with the prefix carried
+/// from the segments before; the body stores each segment.
+void ProgramEmitter::scan(igpu::ScanOp so) {
+  auto s = cast<kir::ScanOp>(reduction(so.getScan()));
+  const std::string &fn = fns[s];
+  int rank = e.ps.extents.size();
+  std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
+  std::string step = extent(so.getStep());
+  unsigned n = s.getInputs().size();
+  bool rev = s.getReverse();
+  std::vector<std::string> carry;
+  for (unsigned k = 0; k < n; ++k) {
+    Type elt = kir::kirElementType(s.getInputs()[k].getType());
+    std::string init = s.getInits().empty() ? e.identityOf(s, k, elt) : e.value(s.getInits()[k]);
+    std::string dt = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
+    carry.push_back("carry" + std::to_string(k));
+    py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
+  }
+  py.line("for c0 in range(0, C, " + step + "):");
   py.push();
-  e.cache = entry;
-  py.line("num_tiles = tl.cdiv(" + M + ", BM) * tl.cdiv(" + N + ", BN)");
-  py.line("for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):");
-  py.push();
-  emitMatmulTile(e, body, tma, "tile");
-  py.pop();
+  py.line("lane = tl.arange(0, " + step + ")[None, :]");
+  py.line(rev ? "cols = (C - 1 - c0 - lane).to(IDXT)" : "cols = (c0 + lane).to(IDXT)");
+  py.line("cmask = (cols < C) & (cols >= 0)");
+  // Exclusive scans read the previous element in scan order.
+  if (s.getExclusive()) {
+    py.line(rev ? "src = cols + 1" : "src = cols - 1");
+    py.line("smask = (src < C) & (src >= 0)");
+    rowColCoords(e, rank, rows, rmask, "src", "smask");
+  } else {
+    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+  }
+  e.cache = reduced;
+  std::vector<std::string> xs;
+  std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
+  for (unsigned k = 0; k < n; ++k)
+    xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
+  std::vector<std::string> scanned;
+  for (unsigned k = 0; k < n; ++k)
+    scanned.push_back(e.fresh("sc"));
+  std::string tuple = n == 1 ? xs[0] : "(" + llvm::join(xs, ", ") + ")";
+  py.line(llvm::join(scanned, ", ") + " = tl.associative_scan(" + tuple + ", 1, " + fn + ")");
+  std::vector<std::string> args = carry;
+  args.insert(args.end(), scanned.begin(), scanned.end());
+  std::vector<std::string> outs;
+  for (unsigned k = 0; k < n; ++k)
+    outs.push_back(e.fresh("out"));
+  py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
+  // Carry the last element of this segment (exact: one term plus zeros).
+  py.line("last = lane == tl.minimum(" + step + ", C - c0) - 1");
+  for (unsigned k = 0; k < n; ++k)
+    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
+            ".dtype)");
+  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+  e.cache = reduced;
+  for (unsigned k = 0; k < n; ++k)
+    e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
+  walk(so.getRegion().front());
   py.pop();
 }
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1384,10 +1374,12 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool hostDesc = tma && ps.contraction;
   bool deviceDesc = tma && batchedMM;
   std::vector<Value> outDescViews; // output views stored through descriptors, each once
-  if (hostDesc)
-    for (kir::StoreOp st : matmulDescriptorStores(ps, block))
-      if (!llvm::is_contained(outDescViews, st.getView()))
-        outDescViews.push_back(st.getView());
+  if (igpu::ProgramOp p = programOf(kernel); p && hostDesc)
+    p.walk([&](igpu::StoreOp st) {
+      Value view = block.getArgument(st.getView());
+      if (st.getDescriptor() && !llvm::is_contained(outDescViews, view))
+        outDescViews.push_back(view);
+    });
   if (ps.kind != StructureKind::Matmul) {
     // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
     body.line("if IDX64:");
@@ -1395,9 +1387,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     body.line("else:");
     body.line("    IDXT: tl.constexpr = tl.int32");
   }
-  if (ps.kind == StructureKind::Matmul) {
-    emitMatmul(e, block, tma);
-  } else if (igpu::ProgramOp program = programOf(kernel)) {
+  igpu::ProgramOp program = programOf(kernel);
+  if (program) {
     ProgramEmitter(e, block).run(program);
   } else {
     error = "the kernel has no igpu.program (run igpu-build-program first)";
