@@ -137,19 +137,16 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-namespace {
-/// A value's fragment shape; scalars broadcast as [1, 1].
-SmallVector<Attribute, 2> laneShape(Value v) {
+SmallVector<Attribute, 2> intent::igpu::laneShape(Value v) {
   if (auto f = dyn_cast<FragmentType>(v.getType()))
     return SmallVector<Attribute, 2>(f.getShape());
   Builder b(v.getContext());
   return {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
 }
 
-bool isOne(Attribute d) { return isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() == 1; }
+static bool isOne(Attribute d) { return isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() == 1; }
 
-/// Broadcast of two lane shapes (an extent 1 stretches); nullopt when they clash.
-std::optional<SmallVector<Attribute, 2>> broadcastLanes(ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
+std::optional<SmallVector<Attribute, 2>> intent::igpu::broadcastLanes(ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
   SmallVector<Attribute, 2> r;
   for (size_t i = 0; i < 2; ++i) {
     if (a[i] == b[i] || isOne(b[i]))
@@ -162,6 +159,7 @@ std::optional<SmallVector<Attribute, 2>> broadcastLanes(ArrayRef<Attribute> a, A
   return r;
 }
 
+namespace {
 /// A lane-wise op: its result has the broadcast shape of its operands and
 /// element type `elt` (a scalar result only from scalar operands).
 LogicalResult verifyLaneWise(Operation *op, Type elt) {
@@ -251,7 +249,6 @@ void AxisExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, 
 void RangeOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "range"); }
 void ZeroOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "zero"); }
 void LessOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "lt"); }
-void AtLeastOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "ge"); }
 void AndOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "and"); }
 
 LogicalResult ExtentOp::verify() {
@@ -271,8 +268,8 @@ LogicalResult RangeOp::verify() {
   auto expected = FragmentType::get(getContext(), b.getIndexType(), shape);
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", got " << getType();
-  if (isa<FragmentType>(getStart().getType()) || (getFrom() && isa<FragmentType>(getFrom().getType())))
-    return emitOpError() << "start and from are scalars";
+  if (isa<FragmentType>(getStart().getType()))
+    return emitOpError() << "the start is a scalar";
   return success();
 }
 
@@ -284,7 +281,6 @@ LogicalResult ZeroOp::verify() {
 }
 
 LogicalResult LessOp::verify() { return verifyLaneWise(*this, IntegerType::get(getContext(), 1)); }
-LogicalResult AtLeastOp::verify() { return verifyLaneWise(*this, IntegerType::get(getContext(), 1)); }
 LogicalResult AndOp::verify() {
   if (!elementOf(getLhs()).isInteger(1) || !elementOf(getRhs()).isInteger(1))
     return emitOpError() << "operands are masks";

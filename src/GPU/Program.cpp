@@ -118,28 +118,17 @@ public:
     return igpu::FragmentType::get(b.getContext(), elt, shape);
   }
   /// `start + [0, size)` along fragment dimension `d`.
-  Value range(Value start, StringRef size, int64_t d, StringRef name, Value from = {}) {
+  Value range(Value start, StringRef size, int64_t d, StringRef name) {
     SmallVector<Attribute, 2> shape{dim("1"), dim("1")};
     shape[d] = dim(size);
-    return b.create<igpu::RangeOp>(loc, frag(b.getIndexType(), shape), start, from, dim(size), d,
+    return b.create<igpu::RangeOp>(loc, frag(b.getIndexType(), shape), start, dim(size), d,
                                    b.getStringAttr(name));
   }
-  static SmallVector<Attribute, 2> lanes(Value v) {
-    if (auto f = dyn_cast<igpu::FragmentType>(v.getType()))
-      return SmallVector<Attribute, 2>(f.getShape());
-    Builder b(v.getContext());
-    return {b.getI64IntegerAttr(1), b.getI64IntegerAttr(1)};
-  }
+  /// The mask of a lane-wise op on `x` and `y` (the builder only combines shapes that broadcast).
   igpu::FragmentType maskOf(Value x, Value y) {
-    auto a = lanes(x), c = lanes(y);
-    auto one = [](Attribute d) { return isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() == 1; };
-    SmallVector<Attribute, 2> r;
-    for (int i = 0; i < 2; ++i)
-      r.push_back(one(a[i]) ? c[i] : a[i]);
-    return frag(b.getI1Type(), r);
+    return frag(b.getI1Type(), *igpu::broadcastLanes(igpu::laneShape(x), igpu::laneShape(y)));
   }
   Value lt(Value x, Value y) { return b.create<igpu::LessOp>(loc, maskOf(x, y), x, y, StringAttr()); }
-  Value ge(Value x, Value y) { return b.create<igpu::AtLeastOp>(loc, maskOf(x, y), x, y, StringAttr()); }
   Value both(Value x, Value y) { return b.create<igpu::AndOp>(loc, maskOf(x, y), x, y, StringAttr()); }
   Value zero() { return b.create<igpu::ZeroOp>(loc, frag(b.getIndexType(), {dim("1"), dim("1")}), StringAttr()); }
   void at(Value rows, Value rmask, Value cols, Value cmask) {

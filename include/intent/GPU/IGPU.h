@@ -22,4 +22,12 @@
 #define GET_OP_CLASSES
 #include "intent/GPU/IGPUOps.h.inc"
 
+namespace intent::igpu {
+/// A value's lane shape: a fragment's extents; a scalar broadcasts as [1, 1].
+llvm::SmallVector<mlir::Attribute, 2> laneShape(mlir::Value v);
+/// Broadcast of two lane shapes (an extent 1 stretches); nullopt when they clash.
+std::optional<llvm::SmallVector<mlir::Attribute, 2>> broadcastLanes(llvm::ArrayRef<mlir::Attribute> a,
+                                                                    llvm::ArrayRef<mlir::Attribute> b);
+} // namespace intent::igpu
+
 #endif

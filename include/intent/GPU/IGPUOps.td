@@ -94,15 +94,14 @@ def IGPU_AxisExtentOp : IGPU_NamedOp<"axis_extent"> {
 def IGPU_RangeOp : IGPU_NamedOp<"range"> {
   let summary = "consecutive coordinates from a start, laid along one fragment dimension";
   let description = [{
-    `start + [0, size)` (or `from - 1 - start - [0, size)` with `from`: the
-    coordinates counted back from an extent), a fragment of rank 2 whose
-    extent is `size` along `dim` and 1 along the other.
+    `start + [0, size)`, a fragment of rank 2 whose extent is `size` along
+    `dim` and 1 along the other.
   }];
-  let arguments = (ins Index:$start, Optional<Index>:$from, AnyAttrOf<[StrAttr, I64Attr]>:$size,
+  let arguments = (ins Index:$start, AnyAttrOf<[StrAttr, I64Attr]>:$size,
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
                        OptionalAttr<StrAttr>:$name);
   let results = (outs IGPU_FragmentType:$result);
-  let assemblyFormat = "$start (`from` $from^)? `size` $size `dim` $dim attr-dict `:` qualified(type($result))";
+  let assemblyFormat = "$start `size` $size `dim` $dim attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
 }
 
@@ -116,14 +115,6 @@ def IGPU_ZeroOp : IGPU_NamedOp<"zero"> {
 
 def IGPU_LessOp : IGPU_NamedOp<"lt"> {
   let summary = "lane-wise lhs < rhs (a validity mask)";
-  let arguments = (ins IGPU_Index:$lhs, IGPU_Index:$rhs, OptionalAttr<StrAttr>:$name);
-  let results = (outs IGPU_Mask:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";
-  let hasVerifier = 1;
-}
-
-def IGPU_AtLeastOp : IGPU_NamedOp<"ge"> {
-  let summary = "lane-wise lhs >= rhs (the lower bound of a mask counted back from an extent)";
   let arguments = (ins IGPU_Index:$lhs, IGPU_Index:$rhs, OptionalAttr<StrAttr>:$name);
   let results = (outs IGPU_Mask:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs)) `->` qualified(type($result))";

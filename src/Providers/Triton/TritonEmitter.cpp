@@ -1091,19 +1091,16 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
     return binary(op, "and", 1);
   if (auto r = dyn_cast<igpu::RangeOp>(op)) {
     std::string lanes = "tl.arange(0, " + extent(r.getSize()) + ")";
-    std::string start = text(r.getStart(), 8);
     auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
-    std::string v = r.getFrom() ? "(" + text(r.getFrom(), 8) + " - 1 - " + start + " - " + lanes + ")"
-                    : c && cast<IntegerAttr>(c.getValue()).getInt() == 0 ? lanes
-                                                                          : "(" + text(r.getStart(), 7) + " + " + lanes + ")";
+    std::string v = c && cast<IntegerAttr>(c.getValue()).getInt() == 0
+                        ? lanes
+                        : "(" + text(r.getStart(), 7) + " + " + lanes + ")";
     return Expr{v + ".to(IDXT)" + (r.getDim() == 0 ? "[:, None]" : "[None, :]"), 100};
   }
   if (isa<igpu::ZeroOp>(op))
     return Expr{"tl.zeros([1, 1], dtype=tl.int64)", 100};
   if (isa<igpu::LessOp>(op))
     return binary(op, "<", 3);
-  if (isa<igpu::AtLeastOp>(op))
-    return binary(op, ">=", 3);
   if (isa<igpu::AndOp>(op))
     return binary(op, "&", 5);
   return std::nullopt;
