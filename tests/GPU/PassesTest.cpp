@@ -217,3 +217,18 @@ TEST_CASE("a contraction's traversal and descriptor stores come from its igpu.pr
   CHECK(after.find("pid = work") != std::string::npos);
   CHECK(after.find("c_odesc") == std::string::npos); // neither the store nor the kernel parameter
 }
+
+TEST_CASE("a program op the serializer has no form for is an error, not a crash") {
+  Fixture f("softmax.kir");
+  igpu::ProgramOp program = f.buildProgram();
+  REQUIRE(program);
+  program.walk([](igpu::RangeOp r) {
+    if (r.getName() && *r.getName() == "rows") {
+      OpBuilder b(r);
+      r.getStartMutable().assign(b.create<arith::SubIOp>(r.getLoc(), r.getStart(), r.getStart()));
+    }
+  });
+  REQUIRE(succeeded(mlir::verify(program)));
+  std::string src;
+  CHECK(f.emitTriton(src) == "the Triton serializer has no form for 'arith.subi'");
+}

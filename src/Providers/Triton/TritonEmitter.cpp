@@ -1029,8 +1029,13 @@ private:
   std::map<Operation *, std::string> fns;
 
   std::string text(Value v, int minPrec = 0) {
-    const Expr &x = exprs.at(v);
-    return x.prec < minPrec ? "(" + x.text + ")" : x.text;
+    auto it = exprs.find(v);
+    if (it == exprs.end()) { // an operand the serializer could not form (e.error says which)
+      if (e.error.empty())
+        e.error = "the Triton serializer met a program value it has no form for";
+      return "None";
+    }
+    return it->second.prec < minPrec ? "(" + it->second.text + ")" : it->second.text;
   }
   Expr binary(Operation *op, const char *sym, int prec) {
     return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
