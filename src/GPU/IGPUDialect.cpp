@@ -231,6 +231,10 @@ LogicalResult ProgramOp::verifyRegions() {
         for (Attribute d : f.getShape())
           if (failed(checkExtent(op, d)))
             return WalkResult::interrupt();
+    if (auto init = dyn_cast<InitAccOp>(op))
+      for (Attribute d : init.getShape())
+        if (failed(checkExtent(op, d)))
+          return WalkResult::interrupt();
     Attribute step = isa<FoldOp>(op) ? cast<FoldOp>(op).getStep()
                      : isa<ScanOp>(op) ? cast<ScanOp>(op).getStep()
                      : isa<RangeOp>(op) ? cast<RangeOp>(op).getSize()
@@ -320,6 +324,10 @@ LogicalResult AccumulateOp::verify() {
 LogicalResult InitAccOp::verify() {
   if (getShape().size() != 2)
     return emitOpError() << "an accumulator has rank 2";
+  for (Attribute d : getShape())
+    if (!(isa<StringAttr>(d) && !cast<StringAttr>(d).getValue().empty()) &&
+        !(isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() > 0))
+      return emitOpError() << "an accumulator extent is a parameter symbol or a positive integer";
   return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce");
 }
 LogicalResult FinishOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
