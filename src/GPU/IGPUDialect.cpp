@@ -124,17 +124,27 @@ void FragmentType::print(AsmPrinter &p) const {
   p << "<" << getElementType() << ", " << intent::kir::shapeToString(getShape()) << ">";
 }
 
+/// A fragment or accumulator extent: a parameter symbol or a positive integer.
+static bool isExtent(Attribute d) {
+  if (auto s = dyn_cast<StringAttr>(d))
+    return !s.getValue().empty();
+  auto i = dyn_cast<IntegerAttr>(d);
+  return i && i.getInt() > 0;
+}
+
 LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError, Type elt,
                                    ArrayRef<Attribute> shape) {
   if (!elt.isIndex() && !elt.isInteger(1))
     return emitError() << "a fragment holds index coordinates or i1 masks, got " << elt;
   if (shape.size() != 2)
     return emitError() << "a fragment has rank 2 (rows, columns), got rank " << shape.size();
-  for (Attribute d : shape)
-    if (!(llvm::isa<StringAttr>(d) && !llvm::cast<StringAttr>(d).getValue().empty()) &&
-        !(llvm::isa<IntegerAttr>(d) && llvm::cast<IntegerAttr>(d).getInt() > 0))
-      return emitError() << "a fragment extent is a parameter symbol or a positive integer";
+  if (!llvm::all_of(shape, isExtent))
+    return emitError() << "a fragment extent is a parameter symbol or a positive integer";
   return success();
+}
+
+StringRef intent::igpu::variableNameAttr(Operation *op) {
+  return isa<IGPUDialect>(op->getDialect()) ? StringRef("name") : StringRef(IGPUDialect::kNameAttr);
 }
 
 SmallVector<Attribute, 2> intent::igpu::laneShape(Value v) {
@@ -324,10 +334,8 @@ LogicalResult AccumulateOp::verify() {
 LogicalResult InitAccOp::verify() {
   if (getShape().size() != 2)
     return emitOpError() << "an accumulator has rank 2";
-  for (Attribute d : getShape())
-    if (!(isa<StringAttr>(d) && !cast<StringAttr>(d).getValue().empty()) &&
-        !(isa<IntegerAttr>(d) && cast<IntegerAttr>(d).getInt() > 0))
-      return emitOpError() << "an accumulator extent is a parameter symbol or a positive integer";
+  if (!llvm::all_of(getShape(), isExtent))
+    return emitOpError() << "an accumulator extent is a parameter symbol or a positive integer";
   return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce");
 }
 LogicalResult FinishOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
@@ -385,21 +393,29 @@ LogicalResult SplitMergeOp::verify() {
   return success();
 }
 
-void ForOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+// Loops (igpu.for, igpu.persistent): one index block argument, printed under the loop's name.
+static void nameLoopArgument(Region &region, StringRef name, OpAsmSetValueNameFn setNameFn) {
   if (!region.empty() && region.front().getNumArguments() == 1)
-    setNameFn(region.front().getArgument(0), getName());
+    setNameFn(region.front().getArgument(0), name);
+}
+
+static LogicalResult verifyLoopArgument(Operation *op, Region &region, StringRef what) {
+  Block &b = region.front();
+  if (b.getNumArguments() != 1 || !b.getArgument(0).getType().isIndex())
+    return op->emitOpError() << "body takes " << what << " (one index argument)";
+  return success();
+}
+
+void ForOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
+  nameLoopArgument(region, getName(), setNameFn);
 }
 
 void PersistentOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setNameFn) {
-  if (!region.empty() && region.front().getNumArguments() == 1)
-    setNameFn(region.front().getArgument(0), getName());
+  nameLoopArgument(region, getName(), setNameFn);
 }
 
 LogicalResult PersistentOp::verifyRegions() {
-  Block &b = getRegion().front();
-  if (b.getNumArguments() != 1 || !b.getArgument(0).getType().isIndex())
-    return emitOpError() << "body takes the work item's index (one index argument)";
-  return success();
+  return verifyLoopArgument(*this, getRegion(), "the work item's index");
 }
 
 LogicalResult TileOp::verify() {
@@ -416,9 +432,4 @@ LogicalResult TileOp::verify() {
   return success();
 }
 
-LogicalResult ForOp::verifyRegions() {
-  Block &b = getRegion().front();
-  if (b.getNumArguments() != 1 || !b.getArgument(0).getType().isIndex())
-    return emitOpError() << "body takes the step's start (one index argument)";
-  return success();
-}
+LogicalResult ForOp::verifyRegions() { return verifyLoopArgument(*this, getRegion(), "the step's start"); }

@@ -88,9 +88,10 @@ LogicalResult requireInput(Pass &pass, PipelineState *state, kir::KernelOp kerne
 
 struct EraseDeadValuesPass : ::intent::gpu::impl::EraseDeadValuesBase<EraseDeadValuesPass> {
   void runOnOperation() override {
-    // Reverse order: erasing a user can make its operands' producers dead.
+    // A program in the input (stage IR fed back) is rebuilt by igpu-build-program.
     if (igpu::ProgramOp program = programOf(getOperation()))
       program->erase();
+    // Reverse order: erasing a user can make its operands' producers dead.
     Block &body = getOperation().getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if (isOpTriviallyDead(&op))
@@ -157,7 +158,6 @@ struct BuildProgramPass : ::intent::gpu::impl::BuildProgramBase<BuildProgramPass
     if (failed(requireInput(*this, state, kernel, kStructure)) || !state->structure)
       return signalPassFailure();
     buildProgram(kernel, *state->structure); // verified by the pass manager
-
   }
 
   PipelineState *state = nullptr;

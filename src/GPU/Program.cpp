@@ -79,8 +79,7 @@ public:
   /// Names the variable of `v`: the `name` of an igpu op, `igpu.name` on an arith op.
   Value named(Value v, StringRef name) {
     Operation *op = v.getDefiningOp();
-    op->setAttr(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name") : StringRef(igpu::IGPUDialect::kNameAttr),
-                b.getStringAttr(name));
+    op->setAttr(igpu::variableNameAttr(op), b.getStringAttr(name));
     return v;
   }
   Value pid(int64_t axis) { return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, StringAttr()); }
@@ -94,6 +93,12 @@ public:
     Value &v = leaves["extent " + which.str()];
     if (!v)
       v = leaf(b.create<igpu::ExtentOp>(loc, b.getIndexType(), which, StringAttr()));
+    return v;
+  }
+  Value axisExtent(int64_t axis) {
+    Value &v = leaves["axis " + std::to_string(axis)];
+    if (!v)
+      v = leaf(b.create<igpu::AxisExtentOp>(loc, b.getIndexType(), axis, StringAttr()));
     return v;
   }
   Value cst(int64_t c) {
@@ -312,12 +317,6 @@ void ProgramBuilder::outputTile(Value index) {
 /// One program per output tile (WORKERS 1), else persistent programs striding over the tiles.
 void ProgramBuilder::matmul() {
   const int m = ps.contraction->batch ? 1 : 0;
-  auto axisExtent = [&](int axis) {
-    Value &v = leaves["axis " + std::to_string(axis)];
-    if (!v)
-      v = leaf(b.create<igpu::AxisExtentOp>(loc, b.getIndexType(), axis, StringAttr()));
-    return v;
-  };
   Value single = cmp(arith::CmpIPredicate::eq, param("WORKERS"), cst(1));
   choose(
       single, [&] { outputTile(pid(0)); },

@@ -23,6 +23,9 @@
 #include "intent/GPU/IGPUOps.h.inc"
 
 namespace intent::igpu {
+/// The attribute naming the variable an op of a program binds: the inherent
+/// `name` of an igpu op, `igpu.name` on an op of another dialect (arith).
+llvm::StringRef variableNameAttr(mlir::Operation *op);
 /// A value's lane shape: a fragment's extents; a scalar broadcasts as [1, 1].
 llvm::SmallVector<mlir::Attribute, 2> laneShape(mlir::Value v);
 /// Broadcast of two lane shapes (an extent 1 stretches); nullopt when they clash.

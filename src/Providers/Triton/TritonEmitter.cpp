@@ -1007,7 +1007,7 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
 /// last igpu.at.
 class ProgramEmitter {
 public:
-  ProgramEmitter(Emitter &e, Block &body) : e(e), py(e.py), body(body) {}
+  ProgramEmitter(Emitter &e, Block &body, bool tma) : e(e), py(e.py), body(body), tma(tma) {}
 
   void run(igpu::ProgramOp program) {
     // Combiners first, in reduction order: their helper names do not depend on the body.
@@ -1024,6 +1024,7 @@ private:
   Emitter &e;
   Py &py;
   Block &body;
+  bool tma; ///< the program has USE_TENSOR_DESCRIPTOR candidates
   llvm::DenseMap<Value, Expr> exprs;
   llvm::DenseMap<Value, std::string> reduced; ///< results of the reductions run so far
   std::map<Operation *, std::string> fns;
@@ -1039,9 +1040,6 @@ private:
   }
   Expr binary(Operation *op, const char *sym, int prec) {
     return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
-  }
-  static std::string extent(Attribute d) {
-    return isa<IntegerAttr>(d) ? std::to_string(cast<IntegerAttr>(d).getInt()) : cast<StringAttr>(d).getValue().str();
   }
   Operation *reduction(int64_t n) { return e.ps.reductions[n]; }
   kir::StoreOp storeOf(int64_t view) {
@@ -1060,6 +1058,14 @@ private:
   void walk(Block &b) {
     for (Operation &op : b)
       visit(&op);
+  }
+  /// A loop `header`, whose body (one block, its argument the Python variable `iv`) runs indented.
+  void loop(const std::string &header, const std::string &iv, Region &region) {
+    py.line(header);
+    exprs[region.front().getArgument(0)] = Expr{iv, 100};
+    py.push();
+    walk(region.front());
+    py.pop();
   }
   std::optional<Expr> indexExpr(Operation *op);
   void visit(Operation *op);
@@ -1095,7 +1101,7 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
   if (isa<arith::AndIOp>(op))
     return binary(op, "and", 1);
   if (auto r = dyn_cast<igpu::RangeOp>(op)) {
-    std::string lanes = "tl.arange(0, " + extent(r.getSize()) + ")";
+    std::string lanes = "tl.arange(0, " + dimExpr(r.getSize()) + ")";
     auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
     std::string v = c && cast<IntegerAttr>(c.getValue()).getInt() == 0
                         ? lanes
@@ -1118,9 +1124,7 @@ void ProgramEmitter::visit(Operation *op) {
       e.error = "the Triton serializer has no form for '" + op->getName().getStringRef().str() + "'";
       return;
     }
-    auto name = op->getAttrOfType<StringAttr>(isa<igpu::IGPUDialect>(op->getDialect()) ? StringRef("name")
-                                                                                   : StringRef(igpu::IGPUDialect::kNameAttr));
-    if (name) {
+    if (auto name = op->getAttrOfType<StringAttr>(igpu::variableNameAttr(op))) {
       py.line(name.str() + " = " + x->text);
       x = Expr{name.str(), 100};
     }
@@ -1161,7 +1165,7 @@ void ProgramEmitter::visit(Operation *op) {
     Type elt = kir::kirElementType(r.getInputs()[0].getType());
     std::string shape;
     for (Attribute d : init.getShape())
-      shape += (shape.empty() ? "" : ", ") + extent(d);
+      shape += (shape.empty() ? "" : ", ") + dimExpr(d);
     py.line("acc = tl.full([" + shape + "], " + e.identityOf(r, 0, elt) + ", " +
             (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
   } else if (auto acc = dyn_cast<igpu::AccumulateOp>(op)) {
@@ -1184,26 +1188,19 @@ void ProgramEmitter::visit(Operation *op) {
       py.line("res = tl.where(" + text(fin.getSeed()) + ", " + fns[r] + "(" + e.value(r.getInits()[0]) +
               ", res), res)");
     results(r, {"res"});
-  } else if (auto loop = dyn_cast<igpu::ForOp>(op)) {
-    std::string iv = loop.getName().str();
-    py.line("for " + iv + " in range(" + text(loop.getLo()) + ", " + text(loop.getHi()) + ", " +
-            text(loop.getStep()) + "):");
-    exprs[loop.getRegion().front().getArgument(0)] = Expr{iv, 100};
-    py.push();
-    walk(loop.getRegion().front());
-    py.pop();
+  } else if (auto forOp = dyn_cast<igpu::ForOp>(op)) {
+    std::string iv = forOp.getName().str();
+    loop("for " + iv + " in range(" + text(forOp.getLo()) + ", " + text(forOp.getHi()) + ", " +
+             text(forOp.getStep()) + "):",
+         iv, forOp.getRegion());
   } else if (auto walkOp = dyn_cast<igpu::PersistentOp>(op)) {
     std::string iv = walkOp.getName().str();
-    py.line("for " + iv + " in tl.range(tl.program_id(0), " + text(walkOp.getCount()) + ", tl.num_programs(0)):");
-    exprs[walkOp.getRegion().front().getArgument(0)] = Expr{iv, 100};
-    py.push();
-    walk(walkOp.getRegion().front());
-    py.pop();
+    loop("for " + iv + " in tl.range(tl.program_id(0), " + text(walkOp.getCount()) + ", tl.num_programs(0)):", iv,
+         walkOp.getRegion());
   } else if (auto tile = dyn_cast<igpu::TileOp>(op)) {
     std::vector<EpilogueStore> stores;
     for (auto st : tile.getRegion().front().getOps<igpu::StoreOp>())
       stores.push_back({storeOf(st.getView()), st.getDescriptor()});
-    bool tma = llvm::any_of(e.ps.parameters, [](const Parameter &p) { return p.symbol == "USE_TENSOR_DESCRIPTOR"; });
     emitMatmulTile(e, tma, text(tile.getIndex()), stores);
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
@@ -1237,7 +1234,7 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
   kir::Policy pol = r.getEffectivePolicy();
   bool seq = pol != kir::Policy::unordered_tree;
   std::vector<std::string> acc;
-  std::string width = extent(f.getStep());
+  std::string width = dimExpr(f.getStep());
   std::string tag = std::to_string(f.getReduction());
   unsigned nacc = n + (arg ? 1 : 0);
   bool seeded = !r.getInits().empty() && seq;
@@ -1296,7 +1293,7 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   const std::string &fn = fns[s];
   int rank = e.ps.extents.size();
   std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
-  std::string step = extent(so.getStep());
+  std::string step = dimExpr(so.getStep());
   unsigned n = s.getInputs().size();
   bool rev = s.getReverse();
   std::vector<std::string> carry;
@@ -1391,7 +1388,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   igpu::ProgramOp program = programOf(kernel);
   if (program) {
-    ProgramEmitter(e, block).run(program);
+    ProgramEmitter(e, block, tma).run(program);
   } else {
     error = "the kernel has no igpu.program (run igpu-build-program first)";
     return false;
