@@ -136,8 +136,9 @@ LogicalResult FragmentType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ArrayRef<Attribute> shape) {
   if (!elt.isIndex() && !elt.isInteger(1))
     return emitError() << "a fragment holds index coordinates or i1 masks, got " << elt;
-  if (shape.size() != 2)
-    return emitError() << "a fragment has rank 2 (rows, columns), got rank " << shape.size();
+  if (shape.size() != 1 && shape.size() != 2)
+    return emitError() << "a fragment has rank 2 (rows, columns) or 1 (a contraction tile's coordinates), got rank "
+                       << shape.size();
   if (!llvm::all_of(shape, isExtent))
     return emitError() << "a fragment extent is a parameter symbol or a positive integer";
   return success();
@@ -174,6 +175,9 @@ namespace {
 /// element type `elt` (a scalar result only from scalar operands).
 LogicalResult verifyLaneWise(Operation *op, Type elt) {
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  for (Value v : {lhs, rhs})
+    if (auto f = dyn_cast<FragmentType>(v.getType()); f && f.getShape().size() != 2)
+      return op->emitOpError() << "takes rank-2 fragments or scalars";
   Type rt = op->getResult(0).getType();
   if (!isa<FragmentType>(lhs.getType()) && !isa<FragmentType>(rhs.getType())) {
     if (rt != elt)
@@ -241,6 +245,14 @@ LogicalResult ProgramOp::verifyRegions() {
         for (Attribute d : f.getShape())
           if (failed(checkExtent(op, d)))
             return WalkResult::interrupt();
+    if (!isa<ContractOp, MergeKOp>(op))
+      for (Value v : op->getOperands())
+        if (auto f = dyn_cast<FragmentType>(v.getType()); f && f.getShape().size() == 1) {
+          op->emitOpError() << "takes a rank-1 fragment, which only igpu.contract and igpu.merge_k take";
+          return WalkResult::interrupt();
+        }
+    if (auto split = dyn_cast<SplitRangeOp>(op); split && failed(checkExtent(op, split.getSplitAttr())))
+      return WalkResult::interrupt();
     if (auto init = dyn_cast<InitAccOp>(op))
       for (Attribute d : init.getShape())
         if (failed(checkExtent(op, d)))
@@ -264,6 +276,10 @@ void RangeOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "r
 void ZeroOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "zero"); }
 void LessOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "lt"); }
 void AndOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "and"); }
+void SplitRangeOp::getAsmResultNames(OpAsmSetValueNameFn f) {
+  f(getLo(), (getName() + "_lo").str());
+  f(getHi(), (getName() + "_hi").str());
+}
 
 LogicalResult ExtentOp::verify() {
   if (getWhich() != "R" && getWhich() != "C")
@@ -279,6 +295,11 @@ LogicalResult RangeOp::verify() {
     return emitOpError() << "size must be positive";
   SmallVector<Attribute, 2> shape{one, one};
   shape[getDim()] = size;
+  if (cast<FragmentType>(getType()).getShape().size() == 1) {
+    if (getDim() != 0)
+      return emitOpError() << "a rank-1 range lies along dim 0";
+    shape = {size};
+  }
   auto expected = FragmentType::get(getContext(), b.getIndexType(), shape);
   if (getType() != expected)
     return emitOpError() << "result must be " << expected << ", got " << getType();
@@ -289,7 +310,8 @@ LogicalResult RangeOp::verify() {
 
 LogicalResult ZeroOp::verify() {
   auto f = cast<FragmentType>(getType());
-  if (!f.getElementType().isIndex() || !isOne(f.getShape()[0]) || !isOne(f.getShape()[1]))
+  if (!f.getElementType().isIndex() || f.getShape().size() != 2 || !isOne(f.getShape()[0]) ||
+      !isOne(f.getShape()[1]))
     return emitOpError() << "yields !igpu.frag<index, [1, 1]>";
   return success();
 }
@@ -371,8 +393,8 @@ static LogicalResult verifyStoredView(Operation *op, int64_t view) {
 }
 
 LogicalResult StoreOp::verify() {
-  if (getDescriptor() && !isa<TileOp>((*this)->getParentOp()))
-    return emitOpError() << "stores through a descriptor only in an igpu.tile";
+  if (getDescriptor() && !isa<MergeKOp>((*this)->getParentOp()))
+    return emitOpError() << "stores through a descriptor only in the epilogue of an igpu.merge_k";
   return verifyStoredView(*this, getView());
 }
 
@@ -418,17 +440,36 @@ LogicalResult PersistentOp::verifyRegions() {
   return verifyLoopArgument(*this, getRegion(), "the work item's index");
 }
 
-LogicalResult TileOp::verify() {
-  ProgramOp program = programOf(*this);
+namespace {
+/// A contraction op: inside a program of a kernel with a kir.contract; its tile
+/// coordinates are rank-1 igpu.range fragments (their starts are the tile's
+/// offsets), its batch a program id.
+LogicalResult verifyContractionOp(Operation *op, Value rows, Value cols, Value batch) {
+  ProgramOp program = programOf(op);
   if (!program)
-    return emitOpError() << "appears only inside igpu.program";
-  bool contracts = llvm::any_of(program.getKernel().getBody().front(),
-                                [](Operation &op) { return isa<intent::kir::ContractOp>(op); });
-  if (!contracts)
-    return emitOpError() << "needs a kir.contract in the kernel";
+    return op->emitOpError() << "appears only inside igpu.program";
+  if (!llvm::any_of(program.getKernel().getBody().front(),
+                    [](Operation &o) { return isa<intent::kir::ContractOp>(o); }))
+    return op->emitOpError() << "needs a kir.contract in the kernel";
+  for (Value v : {rows, cols}) {
+    auto f = cast<FragmentType>(v.getType());
+    if (!f.getElementType().isIndex() || f.getShape().size() != 1 || !v.getDefiningOp<RangeOp>())
+      return op->emitOpError() << "takes the tile's coordinates as rank-1 igpu.range fragments, got " << f;
+  }
+  if (batch && !batch.getDefiningOp<ProgramIdOp>())
+    return op->emitOpError() << "takes the batch as an igpu.program_id";
+  return success();
+}
+} // namespace
+
+LogicalResult ContractOp::verify() { return verifyContractionOp(*this, getRows(), getCols(), getBatch()); }
+
+LogicalResult MergeKOp::verify() {
+  if (failed(verifyContractionOp(*this, getRows(), getCols(), getBatch())))
+    return failure();
   for (Operation &op : getRegion().front())
     if (!isa<StoreOp>(op))
-      return op.emitOpError() << "cannot appear in an igpu.tile (its body is the epilogue's stores)";
+      return op.emitOpError() << "cannot appear in an igpu.merge_k (its body is the epilogue's stores)";
   return success();
 }
 

@@ -82,7 +82,9 @@ public:
     op->setAttr(igpu::variableNameAttr(op), b.getStringAttr(name));
     return v;
   }
-  Value pid(int64_t axis) { return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, StringAttr()); }
+  Value pid(int64_t axis, bool wide = false) {
+    return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, wide, StringAttr());
+  }
   Value param(StringRef symbol) {
     Value &v = leaves["param " + symbol.str()];
     if (!v)
@@ -109,6 +111,10 @@ public:
   }
   Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
   Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
+  // Program index values are never negative: unsigned division is Python's floor division.
+  Value div(Value x, Value y) { return b.create<arith::DivUIOp>(loc, x, y); }
+  Value rem(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
   Value cdiv(Value x, Value y) { return b.create<arith::CeilDivSIOp>(loc, x, y); }
   Value min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) { return b.create<arith::CmpIOp>(loc, p, x, y); }
@@ -127,6 +133,11 @@ public:
     SmallVector<Attribute, 2> shape{dim("1"), dim("1")};
     shape[d] = dim(size);
     return b.create<igpu::RangeOp>(loc, frag(b.getIndexType(), shape), start, dim(size), d,
+                                   b.getStringAttr(name));
+  }
+  /// `start + [0, size)` as a rank-1 fragment: a contraction tile's coordinates.
+  Value tileRange(Value start, StringRef size, StringRef name) {
+    return b.create<igpu::RangeOp>(loc, frag(b.getIndexType(), {dim(size)}), start, dim(size), 0,
                                    b.getStringAttr(name));
   }
   /// The mask of a lane-wise op on `x` and `y` (the builder only combines shapes that broadcast).
@@ -300,13 +311,35 @@ void ProgramBuilder::splitReduction() {
     stores(any);
 }
 
-/// The contraction's output tile at `index` and its epilogue: every store, through a
-/// descriptor where the view is indexed exactly by the tile's ([batch,] m, n) coordinates.
+/// The contraction's output tile of linear index `index`: its grouped placement
+/// (GROUP_M rows of tiles at a time, for L2 reuse), its share of the K tiles, the
+/// K loop, and the split-K merge whose body is the epilogue: every store, through
+/// a descriptor where the view is indexed exactly by the tile's ([batch,] m, n)
+/// coordinates.
 void ProgramBuilder::outputTile(Value index) {
-  auto tile = b.create<igpu::TileOp>(loc, index);
+  bool batched = ps.contraction->batch != 0;
+  const int m = batched ? 1 : 0;
+  Value tilesM = named(cdiv(axisExtent(m), param("BM")), "num_pid_m");
+  Value tilesN = named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n");
+  Value group = named(mul(param("GROUP_M"), tilesN), "group");
+  Value firstM = named(mul(div(index, group), param("GROUP_M")), "first_m");
+  Value groupSize = named(min(sub(tilesM, firstM), param("GROUP_M")), "gsize");
+  Value inGroup = rem(index, group);
+  Value pidM = named(add(firstM, rem(inGroup, groupSize)), "pid_m");
+  Value pidN = named(div(inGroup, groupSize), "pid_n");
+  Value batch = batched ? named(pid(1, /*wide=*/true), "pid_b") : Value();
+  Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
+  Value cols = tileRange(mul(pidN, param("BN")), "BN", "rn");
+  // K is the canonical axis after the output's.
+  Value kTiles = cdiv(axisExtent(ps.extents.size()), param("BK"));
+  auto k = b.create<igpu::SplitRangeOp>(loc, b.getIndexType(), b.getIndexType(), kTiles, "SPLIT_K", 2, "k");
+  b.create<igpu::ContractOp>(loc, rows, cols, k.getLo(), k.getHi(), batch);
+  // The split programs of a tile share one arrival counter per (batch, tile).
+  Value counter = batched ? add(mul(mul(batch, tilesM), tilesN), index) : index;
+  auto merge = b.create<igpu::MergeKOp>(loc, counter, rows, cols, batch);
   OpBuilder::InsertionGuard g(b);
-  b.createBlock(&tile.getRegion());
-  SmallVector<int> whole = ps.contraction->batch ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
+  b.createBlock(&merge.getRegion());
+  SmallVector<int> whole = batched ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
   for (kir::StoreOp st : kernelStores()) {
     auto store = b.create<igpu::StoreOp>(loc, viewIndex(st));
     if (ps.axes.lookup(st.getView()) == whole)
@@ -319,11 +352,11 @@ void ProgramBuilder::matmul() {
   const int m = ps.contraction->batch ? 1 : 0;
   Value single = cmp(arith::CmpIPredicate::eq, param("WORKERS"), cst(1));
   choose(
-      single, [&] { outputTile(pid(0)); },
+      single, [&] { outputTile(named(pid(0), "pid")); },
       [&] {
         Value tilesM = cdiv(axisExtent(m), param("BM"));
         Value tiles = named(mul(tilesM, cdiv(axisExtent(m + 1), param("BN"))), "num_tiles");
-        auto walk = b.create<igpu::PersistentOp>(loc, tiles, "tile");
+        auto walk = b.create<igpu::PersistentOp>(loc, tiles, "pid");
         OpBuilder::InsertionGuard g(b);
         Block *blk = b.createBlock(&walk.getRegion(), {}, {b.getIndexType()}, {loc});
         outputTile(blk->getArgument(0));

@@ -194,7 +194,7 @@ TEST_CASE("a split merge counts arrivals on the group the program names") {
   CHECK(src.find("tl.atomic_xchg(sem + row_block, 0)") != std::string::npos);
 }
 
-TEST_CASE("a contraction's traversal and descriptor stores come from its igpu.program") {
+TEST_CASE("a contraction's traversal, tile placement, K share and descriptor stores come from its igpu.program") {
   Fixture f("gemm_f16.kir");
   igpu::ProgramOp program = f.buildProgram();
   REQUIRE(program);
@@ -205,16 +205,30 @@ TEST_CASE("a contraction's traversal and descriptor stores come from its igpu.pr
     return src;
   };
   std::string before = emit();
-  CHECK(before.find("for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):") != std::string::npos);
+  CHECK(before.find("for pid in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):") != std::string::npos);
+  CHECK(before.find("first_m = (pid // group) * GROUP_M") != std::string::npos);
+  CHECK(before.find("pid_n = (pid % group) // gsize") != std::string::npos);
+  CHECK(before.find("k_per = tl.cdiv(tl.cdiv(K, BK), SPLIT_K)") != std::string::npos);
+  CHECK(before.find("for k in tl.range(k_lo, k_hi, num_stages=NUM_STAGES):") != std::string::npos);
+  CHECK(before.find("a_desc.load([pid_m * BM, k * BK])") != std::string::npos);
   CHECK(before.find("c_odesc.store([pid_m * BM, pid_n * BN]") != std::string::npos);
 
-  // Rename the traversal's work item; store the output by pointer in every candidate.
+  // Rename the traversal's work item, the tile row and the K share; store the output by pointer.
   program.walk([](igpu::PersistentOp p) { p.setName("work"); });
+  program.walk([](Operation *op) {
+    auto name = op->getAttrOfType<StringAttr>(igpu::variableNameAttr(op));
+    if (name && name.getValue() == "pid_m")
+      op->setAttr(igpu::variableNameAttr(op), StringAttr::get(op->getContext(), "tile_m"));
+  });
+  program.walk([](igpu::SplitRangeOp k) { k.setName("ks"); });
   program.walk([](igpu::StoreOp st) { st.setDescriptor(false); });
   REQUIRE(succeeded(mlir::verify(program)));
   std::string after = emit();
   CHECK(after.find("for work in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):") != std::string::npos);
-  CHECK(after.find("pid = work") != std::string::npos);
+  CHECK(after.find("first_m = (work // group) * GROUP_M") != std::string::npos);
+  CHECK(after.find("a_desc.load([tile_m * BM, k * BK])") != std::string::npos);
+  CHECK(after.find("ks_per = tl.cdiv(tl.cdiv(K, BK), SPLIT_K)") != std::string::npos);
+  CHECK(after.find("for k in tl.range(ks_lo, ks_hi, num_stages=NUM_STAGES):") != std::string::npos);
   CHECK(after.find("c_odesc") == std::string::npos); // neither the store nor the kernel parameter
 }
 
@@ -225,10 +239,10 @@ TEST_CASE("a program op the serializer has no form for is an error, not a crash"
   program.walk([](igpu::RangeOp r) {
     if (r.getName() && *r.getName() == "rows") {
       OpBuilder b(r);
-      r.getStartMutable().assign(b.create<arith::SubIOp>(r.getLoc(), r.getStart(), r.getStart()));
+      r.getStartMutable().assign(b.create<arith::XOrIOp>(r.getLoc(), r.getStart(), r.getStart()));
     }
   });
   REQUIRE(succeeded(mlir::verify(program)));
   std::string src;
-  CHECK(f.emitTriton(src) == "the Triton serializer has no form for 'arith.subi'");
+  CHECK(f.emitTriton(src) == "the Triton serializer has no form for 'arith.xori'");
 }

@@ -5,7 +5,8 @@
 // the logical coordinates, index fragments whose shapes are parameter
 // expressions, validity masks, loops with parameter steps, and the points where
 // reductions, scans and stores happen, each with its policy; for a contraction,
-// the traversal of its output tiles and one structured tile op. The kernel's
+// the traversal of its output tiles, the grouped placement of each tile (index
+// arithmetic), its share of K, the K loop and the split-K merge. The kernel's
 // dataflow stays in KIR: a store or reduction op names the KIR op it realizes
 // and evaluates that op's operands at the coordinates set by the last
 // `igpu.at`. Providers serialize the program op by op.
@@ -25,6 +26,9 @@ def IGPU_FragmentType : TypeDef<IGPU_Dialect, "Fragment"> {
   let description = [{
     `!igpu.frag<index, [OWN_M, 1]>`: each extent is a positive integer or the
     symbol of a parameter of the program (bound per candidate, or at launch).
+    Rank 2 (rows, columns) for lane-wise values; rank 1 for the row or column
+    coordinates of a contraction's output tile (`[BM]`, `[BN]`), which only
+    igpu.contract and igpu.merge_k take.
   }];
   let parameters = (ins "::mlir::Type":$elementType,
                         ArrayRefParameter<"::mlir::Attribute">:$shape);
@@ -63,10 +67,13 @@ def IGPU_ProgramOp : IGPU_Op<"program", [
 
 def IGPU_ProgramIdOp : IGPU_NamedOp<"program_id"> {
   let summary = "this program's coordinate along a grid dimension";
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis,
+  let description = [{
+    `wide`: held as a 64-bit integer (it multiplies strides, e.g. a batch).
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis, UnitAttr:$wide,
                        OptionalAttr<StrAttr>:$name);
   let results = (outs Index:$result);
-  let assemblyFormat = "$axis attr-dict";
+  let assemblyFormat = "$axis (`wide` $wide^)? attr-dict";
 }
 
 def IGPU_ParamOp : IGPU_NamedOp<"param"> {
@@ -85,7 +92,7 @@ def IGPU_ExtentOp : IGPU_NamedOp<"extent"> {
 }
 
 def IGPU_AxisExtentOp : IGPU_NamedOp<"axis_extent"> {
-  let summary = "the extent of one canonical axis of the iteration space (a contraction's M or N)";
+  let summary = "the extent of one canonical axis (a contraction's [batch,] M, N, then K)";
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$axis, OptionalAttr<StrAttr>:$name);
   let results = (outs Index:$result);
   let assemblyFormat = "$axis attr-dict";
@@ -94,8 +101,9 @@ def IGPU_AxisExtentOp : IGPU_NamedOp<"axis_extent"> {
 def IGPU_RangeOp : IGPU_NamedOp<"range"> {
   let summary = "consecutive coordinates from a start, laid along one fragment dimension";
   let description = [{
-    `start + [0, size)`, a fragment of rank 2 whose extent is `size` along
-    `dim` and 1 along the other.
+    `start + [0, size)`: a fragment of rank 2 whose extent is `size` along
+    `dim` and 1 along the other, or of rank 1 (`dim` 0) for a contraction
+    tile's coordinates.
   }];
   let arguments = (ins Index:$start, AnyAttrOf<[StrAttr, I64Attr]>:$size,
                        ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
@@ -149,9 +157,9 @@ def IGPU_AtOp : IGPU_Op<"at", [AttrSizedOperandSegments]> {
 def IGPU_StoreOp : IGPU_Op<"store"> {
   let summary = "realizes the kir.store of a view at the current coordinates";
   let description = [{
-    `descriptor` (inside an igpu.tile): the view is indexed exactly by the
-    tile's [batch,] M and N coordinates, so candidates that use tensor
-    descriptors store it through one (a TMA store).
+    `descriptor` (in the epilogue of an igpu.merge_k): the view is indexed
+    exactly by the tile's [batch,] M and N coordinates, so candidates that use
+    tensor descriptors store it through one (a TMA store).
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$view, UnitAttr:$descriptor);
   let assemblyFormat = "`view` $view (`descriptor` $descriptor^)? attr-dict";
@@ -264,19 +272,57 @@ def IGPU_PersistentOp : IGPU_Op<"persistent", [NoTerminator, SingleBlock,
   let hasRegionVerifier = 1;
 }
 
-def IGPU_TileOp : IGPU_Op<"tile", [NoTerminator, SingleBlock]> {
-  let summary = "the kernel's kir.contract on one output tile, then its epilogue";
+def IGPU_SplitRangeOp : IGPU_Op<"split_range", [Pure,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "this program's share [lo, hi) of [0, count) when `split` programs divide it";
   let description = [{
-    The output tile of linear index `index`, placed in grouped order
-    (GROUP_M rows of tiles at a time, for L2 reuse); its K range in steps of
-    BK, split across SPLIT_K programs of grid dimension 2 (the last to arrive
-    adds the f32 partials in split order); operands through tensor
-    descriptors or pointers per candidate (USE_TENSOR_DESCRIPTOR). The body
-    runs at the tile's output coordinates: the epilogue's stores.
+    The programs along grid dimension `axis` take consecutive shares of
+    ceil(count / split) items each (the last shorter or empty); with one split
+    the share is [0, count). `split` is a parameter; the serializer binds
+    `<name>_lo` and `<name>_hi`.
   }];
-  let arguments = (ins Index:$index);
+  let arguments = (ins Index:$count, StrAttr:$split, ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis,
+                       StrAttr:$name);
+  let results = (outs Index:$lo, Index:$hi);
+  let assemblyFormat = "$count `split` $split `axis` $axis attr-dict";
+}
+
+def IGPU_ContractOp : IGPU_Op<"contract"> {
+  let summary = "the kernel's kir.contract on one output tile, over the K tiles [lo, hi), into an f32 accumulator";
+  let description = [{
+    `rows` and `cols` are the tile's M and N coordinates (rank-1 fragments of
+    BM and BN); `batch` selects the batch of a batched contraction. The
+    accumulator starts at zero; each K tile of BK adds the product of the
+    operands' tiles, loaded through tensor descriptors (TMA) by candidates with
+    USE_TENSOR_DESCRIPTOR and by pointer with masks otherwise, in a loop
+    pipelined over NUM_STAGES.
+  }];
+  let arguments = (ins IGPU_FragmentType:$rows, IGPU_FragmentType:$cols, Index:$lo, Index:$hi,
+                       Optional<Index>:$batch);
+  let assemblyFormat = [{
+    `rows` $rows `cols` $cols `k` `from` $lo `to` $hi (`batch` $batch^)? attr-dict `:`
+    qualified(type($rows)) `,` qualified(type($cols))
+  }];
+  let hasVerifier = 1;
+}
+
+def IGPU_MergeKOp : IGPU_Op<"merge_k", [NoTerminator, SingleBlock]> {
+  let summary = "the last of an output tile's SPLIT_K programs adds their accumulators, then runs the epilogue";
+  let description = [{
+    With SPLIT_K > 1 each program writes its f32 partial to the tile's
+    workspace slot, passes a block barrier and counts itself in on the arrival
+    counter of `group` (acquire-release); the last to arrive adds the partials
+    in split order (the sum does not depend on arrival order), resets the
+    counter and runs the body; with one split the body runs directly. The body
+    runs at the tile's output coordinates (`rows` x `cols`, `batch`): the
+    epilogue's stores.
+  }];
+  let arguments = (ins Index:$group, IGPU_FragmentType:$rows, IGPU_FragmentType:$cols, Optional<Index>:$batch);
   let regions = (region SizedRegion<1>:$region);
-  let assemblyFormat = "$index attr-dict-with-keyword $region";
+  let assemblyFormat = [{
+    `group` $group `rows` $rows `cols` $cols (`batch` $batch^)? `:` qualified(type($rows)) `,`
+    qualified(type($cols)) attr-dict-with-keyword $region
+  }];
   let hasVerifier = 1;
 }
 

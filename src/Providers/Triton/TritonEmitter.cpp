@@ -1,8 +1,8 @@
 //===- TritonEmitter.cpp - structured program -> Triton source -------------===//
 //
 // Mechanical serialization: igpu-build-program wrote the program (igpu.program;
-// a contraction's igpu.tile expands here into its grouped placement, K loop and
-// split-K merge), the structure pass fixed the axis of every value, the
+// for a contraction down to the tile placement, K share, K loop and split-K
+// merge, whose operand access forms are written here), the structure pass fixed the axis of every value, the
 // candidates fix the parameters. Values are emitted as Triton blocks whose dimensions follow the
 // canonical axes: row axes along block dim 0, the innermost axis along block
 // dim 1, so broadcasting between row values ([BM, 1]) and full values
@@ -790,74 +790,58 @@ std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
   return {dimExpr(ps.extents[m]), dimExpr(ps.extents[m + 1])};
 }
 
-/// A store of the epilogue, and whether descriptor candidates store it through one.
-struct EpilogueStore {
-  kir::StoreOp store;
-  bool descriptor;
-};
-
-/// One output tile (plus its batch and K share) of igpu.tile: the tile index is
-/// `tileExpr`; `stores` is its epilogue, in order.
-void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std::vector<EpilogueStore> &stores) {
-  const ProgramStructure &ps = e.ps;
-  ContractionInfo ci = *ps.contraction;
-  Py &py = e.py;
-  int rank = ps.extents.size(); // [batch,] m, n
-  bool batched = ci.batch != 0;
-  std::string a = e.argName(ci.lhsLoad.getView()), b = e.argName(ci.rhsLoad.getView());
-  // Stride of operand `x` along the canonical axis `axis`.
-  auto strideOf = [&](Value view, int axis) {
-    const auto &ax = ps.axes.lookup(view);
-    for (auto [d, c] : llvm::enumerate(ax))
+/// What igpu.contract and igpu.merge_k read of the contraction: its operands'
+/// names and strides, and the M, N, K extents.
+struct MatmulOperands {
+  ContractionInfo ci;
+  bool batched;
+  std::string a, b, M, N, K;
+  MatmulOperands(Emitter &e) : ci(*e.ps.contraction), batched(ci.batch != 0) {
+    const ProgramStructure &ps = e.ps;
+    a = e.argName(ci.lhsLoad.getView());
+    b = e.argName(ci.rhsLoad.getView());
+    std::tie(M, N) = matmulMN(ps);
+    K = "1";
+    auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
+    for (auto [d, c] : llvm::enumerate(ps.axes.lookup(ci.lhsLoad.getView())))
+      if (c == (int)ps.extents.size())
+        K = dimExpr(shape[d]);
+  }
+  /// Stride of operand `view` along the canonical axis `axis` ("0" when it has none).
+  std::string stride(Emitter &e, Value view, int axis) const {
+    for (auto [d, c] : llvm::enumerate(e.ps.axes.lookup(view)))
       if (c == axis)
         return e.argName(view) + "_s" + std::to_string(d);
-    return std::string("0");
-  };
-  int mAx = batched ? 1 : 0, nAx = batched ? 2 : 1, kAx = rank;
-  auto [M, N] = matmulMN(ps);
-  auto kDim = [&]() {
-    auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
-    const auto &ax = ps.axes.lookup(ci.lhsLoad.getView());
-    for (auto [d, c] : llvm::enumerate(ax))
-      if (c == kAx)
-        return dimExpr(shape[d]);
-    return std::string("1");
-  }();
+    return "0";
+  }
+};
+
+/// An output tile as the serializer writes it: its coordinate vectors, their
+/// starts (a descriptor's offsets), and the batch (wide, and its grid id).
+struct TileText {
+  std::string rm, rn, mStart, nStart, batch, batchId;
+};
+
+/// igpu.contract: the f32 accumulator of the output tile (rows x cols) over the
+/// K tiles [lo, hi), operands through host-side tensor descriptors (candidates
+/// with USE_TENSOR_DESCRIPTOR) or by pointer.
+void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo, const std::string &hi) {
+  MatmulOperands mo(e);
+  const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
+  ContractionInfo ci = mo.ci;
+  Py &py = e.py;
+  int rank = e.ps.extents.size(); // [batch,] m, n
+  int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1, kAx = rank;
+  const std::string &M = mo.M, &N = mo.N, &kDim = mo.K;
+  Value lhs = ci.lhsLoad.getView(), rhs = ci.rhsLoad.getView();
   Type inElt = kir::kirElementType(ci.lhsLoad.getType());
   std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
-  py.line("pid = " + tileExpr);
-  py.line("num_pid_m = tl.cdiv(" + M + ", BM)");
-  py.line("num_pid_n = tl.cdiv(" + N + ", BN)");
-  py.line("group = GROUP_M * num_pid_n");
-  py.line("first_m = (pid // group) * GROUP_M");
-  py.line("gsize = tl.minimum(num_pid_m - first_m, GROUP_M)");
-  py.line("pid_m = first_m + ((pid % group) % gsize)");
-  py.line("pid_n = (pid % group) // gsize");
-  if (batched)
-    py.line("pid_b = tl.program_id(1).to(tl.int64)");
-  py.line("rm = pid_m * BM + tl.arange(0, BM)");
-  py.line("rn = pid_n * BN + tl.arange(0, BN)");
   py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
-  std::string aBase = a + (batched ? " + pid_b * " + strideOf(ci.lhsLoad.getView(), 0) : "");
-  std::string bBase = b + (batched ? " + pid_b * " + strideOf(ci.rhsLoad.getView(), 0) : "");
-  std::string sam = strideOf(ci.lhsLoad.getView(), mAx), sak = strideOf(ci.lhsLoad.getView(), kAx);
-  std::string sbk = strideOf(ci.rhsLoad.getView(), kAx), sbn = strideOf(ci.rhsLoad.getView(), nAx);
-  // Split K: program z of SPLIT_K sums its share of the K tiles into an f32
-  // workspace and counts itself in on the tile's semaphore; the last of the
-  // SPLIT_K programs to arrive adds the partials in split order (so the sum
-  // does not depend on arrival order), resets the semaphore and runs the
-  // epilogue. One launch: no second kernel, no second host launch.
-  std::string wsOffset = "((s * " + (batched ? dimExpr(ps.extents[0]) : std::string("1")) + " + " +
-                         (batched ? "pid_b" : "0") + ") * " + M + " + rm.to(tl.int64)[:, None]) * " + N +
-                         " + rn.to(tl.int64)[None, :]";
-  std::string outMask = "(rm[:, None] < " + M + ") & (rn[None, :] < " + N + ")";
-  py.line("if SPLIT_K > 1:");
-  py.line("    k_per = tl.cdiv(tl.cdiv(" + kDim + ", BK), SPLIT_K)");
-  py.line("    k_lo = tl.program_id(2) * k_per");
-  py.line("    k_hi = tl.minimum(k_lo + k_per, tl.cdiv(" + kDim + ", BK))");
-  py.line("else:");
-  py.line("    k_lo = 0");
-  py.line("    k_hi = tl.cdiv(" + kDim + ", BK)");
+  std::string aBase = mo.a + (mo.batched ? " + " + batch + " * " + mo.stride(e, lhs, 0) : "");
+  std::string bBase = mo.b + (mo.batched ? " + " + batch + " * " + mo.stride(e, rhs, 0) : "");
+  std::string sam = mo.stride(e, lhs, mAx), sak = mo.stride(e, lhs, kAx);
+  std::string sbk = mo.stride(e, rhs, kAx), sbn = mo.stride(e, rhs, nAx);
+  std::string loop = "for k in tl.range(" + lo + ", " + hi + ", num_stages=NUM_STAGES):";
   if (tma) {
     // Unbatched: host-side descriptors built by the launcher for the candidate's
     // block shape (measured 2-6% faster than device-side ones on the H200).
@@ -867,18 +851,18 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
                         : std::string(desc) + ".load([" + outer + ", " + inner + "])";
     };
     auto descLoop = [&](const char *ad, const char *bd, const std::string &aRows, const std::string &bRows) {
-      py.line("for k in tl.range(k_lo, k_hi, num_stages=NUM_STAGES):");
+      py.line(loop);
       py.push();
-      py.line("av = " + descLoad(ad, ci.lhsTransposed, (ci.lhsTransposed ? "" : aRows) + "pid_m * BM",
+      py.line("av = " + descLoad(ad, ci.lhsTransposed, (ci.lhsTransposed ? "" : aRows) + t.mStart,
                                  (ci.lhsTransposed ? aRows : "") + "k * BK"));
       py.line("bv = " + descLoad(bd, ci.rhsTransposed, (ci.rhsTransposed ? "" : bRows) + "k * BK",
-                                 (ci.rhsTransposed ? bRows : "") + "pid_n * BN"));
+                                 (ci.rhsTransposed ? bRows : "") + t.nStart));
       py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
       py.pop();
     };
     py.line("if USE_TENSOR_DESCRIPTOR:");
     py.push();
-    if (batched) {
+    if (mo.batched) {
       // FLAT (launcher): every operand is batch-contiguous and no tile crosses a
       // batch, so 2-D host descriptors over [batch * rows, cols] serve every batch
       // (probe: 689 vs 600 TFLOP/s for one row at 16x2048^3). 3-D host descriptors (block
@@ -886,8 +870,8 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
       // program here.
       py.line("if FLAT:");
       py.push();
-      descLoop("a_desc", "b_desc", "tl.program_id(1) * " + (ci.lhsTransposed ? kDim : M) + " + ",
-               "tl.program_id(1) * " + (ci.rhsTransposed ? N : kDim) + " + ");
+      descLoop("a_desc", "b_desc", t.batchId + " * " + (ci.lhsTransposed ? kDim : M) + " + ",
+               t.batchId + " * " + (ci.rhsTransposed ? N : kDim) + " + ");
       py.pop();
       py.line("else:");
       py.push();
@@ -908,13 +892,13 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
     py.line("else:");
     py.push();
   }
-  py.line("for k in tl.range(k_lo, k_hi, num_stages=NUM_STAGES):");
+  py.line(loop);
   py.push();
   py.line("rk = k * BK + tl.arange(0, BK)");
-  py.line("av = tl.load(" + aBase + " + rm[:, None].to(tl.int64) * " + sam + " + rk[None, :].to(tl.int64) * " + sak +
-          ", mask=(rm[:, None] < " + M + ") & (rk[None, :] < " + kDim + "), other=0.0)");
-  py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + rn[None, :].to(tl.int64) * " + sbn +
-          ", mask=(rk[:, None] < " + kDim + ") & (rn[None, :] < " + N + "), other=0.0)");
+  py.line("av = tl.load(" + aBase + " + " + rm + "[:, None].to(tl.int64) * " + sam + " + rk[None, :].to(tl.int64) * " + sak +
+          ", mask=(" + rm + "[:, None] < " + M + ") & (rk[None, :] < " + kDim + "), other=0.0)");
+  py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
+          ", mask=(rk[:, None] < " + kDim + ") & (" + rn + "[None, :] < " + N + "), other=0.0)");
   if (inElt.isBF16()) {
     // Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products
     // are exact in f32, so an f32 dot there computes the same sum.
@@ -925,32 +909,57 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
   py.pop();
   if (tma)
     py.pop();
-  std::string semIndex = std::string(batched ? "pid_b * num_pid_m * num_pid_n + " : "") + "pid";
+}
+
+/// A store of the epilogue, and whether descriptor candidates store it through one.
+struct EpilogueStore {
+  kir::StoreOp store;
+  bool descriptor;
+};
+
+/// igpu.merge_k: split K programs write f32 partials to a workspace and count
+/// themselves in on the tile's arrival counter (`group`); the last to arrive
+/// adds the partials in split order (so the sum does not depend on arrival
+/// order), resets the counter and runs the epilogue (`stores`) at the tile's
+/// coordinates. One launch: no second kernel, no second host launch.
+void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &t,
+                const std::vector<EpilogueStore> &stores) {
+  MatmulOperands mo(e);
+  const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
+  Py &py = e.py;
+  const ProgramStructure &ps = e.ps;
+  int rank = ps.extents.size();
+  int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1;
+  const std::string &M = mo.M, &N = mo.N;
+  std::string wsOffset = "((s * " + (mo.batched ? dimExpr(ps.extents[0]) : std::string("1")) + " + " +
+                         (mo.batched ? batch : "0") + ") * " + M + " + " + rm + ".to(tl.int64)[:, None]) * " + N +
+                         " + " + rn + ".to(tl.int64)[None, :]";
+  std::string outMask = "(" + rm + "[:, None] < " + M + ") & (" + rn + "[None, :] < " + N + ")";
   py.line("last = True");
   py.line("if SPLIT_K > 1:");
   py.line("    s = tl.program_id(2)");
   py.line("    tl.store(ws + " + wsOffset + ", acc, mask=" + outMask + ")");
   py.line("    tl.debug_barrier()  # every thread's partial is written before the count");
-  py.line("    last = tl.atomic_add(sem + " + semIndex + ", 1, sem=\"acq_rel\", scope=\"gpu\") == SPLIT_K - 1");
+  py.line("    last = tl.atomic_add(sem + " + group + ", 1, sem=\"acq_rel\", scope=\"gpu\") == SPLIT_K - 1");
   py.line("if last:");
   py.push();
   py.line("if SPLIT_K > 1:");
   py.line("    acc = tl.zeros([BM, BN], dtype=tl.float32)");
   py.line("    for s in range(0, SPLIT_K):");
   py.line("        acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0, cache_modifier=\".cg\")");
-  py.line("    tl.atomic_xchg(sem + " + semIndex + ", 0)  # ready for the next launch");
+  py.line("    tl.atomic_xchg(sem + " + group + ", 0)  # ready for the next launch");
   // Epilogue: the rest of the kernel at output coordinates.
   e.coords.coord.assign(rank + 1, "");
   e.coords.mask.assign(rank + 1, "");
-  if (batched)
-    e.coords.coord[0] = "pid_b";
-  e.coords.coord[mAx] = "rm.to(tl.int64)[:, None]";
-  e.coords.mask[mAx] = "rm[:, None] < " + M;
-  e.coords.coord[nAx] = "rn.to(tl.int64)[None, :]";
-  e.coords.mask[nAx] = "rn[None, :] < " + N;
+  if (mo.batched)
+    e.coords.coord[0] = batch;
+  e.coords.coord[mAx] = rm + ".to(tl.int64)[:, None]";
+  e.coords.mask[mAx] = rm + "[:, None] < " + M;
+  e.coords.coord[nAx] = rn + ".to(tl.int64)[None, :]";
+  e.coords.mask[nAx] = rn + "[None, :] < " + N;
   e.cache.clear();
-  Type accElt = kir::kirElementType(ci.op.getType());
-  e.cache[ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
+  Type accElt = kir::kirElementType(mo.ci.op.getType());
+  e.cache[mo.ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
   auto storeAll = [&] {
     for (const EpilogueStore &s : stores)
       e.store(s.store);
@@ -961,10 +970,10 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
     // too (TMA store, like the hand-written TMA kernel; it clips at the edges).
     // Batched: only with FLAT, through [batch * M, N].
     auto entry = e.cache;
-    std::string rowOff = batched ? "tl.program_id(1) * " + M + " + " : "";
+    std::string rowOff = mo.batched ? t.batchId + " * " + M + " + " : "";
     py.line("if USE_TENSOR_DESCRIPTOR:");
     py.push();
-    if (batched) {
+    if (mo.batched) {
       py.line("if FLAT:");
       py.push();
     }
@@ -978,10 +987,10 @@ void emitMatmulTile(Emitter &e, bool tma, const std::string &tileExpr, const std
       std::string elt = tlType(cast<kir::ViewType>(st.getView().getType()).getElementType());
       std::string tile = isLiteralExpr(v) ? "tl.full([BM, BN], " + v + ", " + elt + ")"
                                   : "tl.broadcast_to(" + v + ".to(" + elt + "), [BM, BN])";
-      py.line(e.argName(st.getView()) + "_odesc.store([" + rowOff + "pid_m * BM, pid_n * BN], " + tile + ")");
+      py.line(e.argName(st.getView()) + "_odesc.store([" + rowOff + t.mStart + ", " + t.nStart + "], " + tile + ")");
     }
     py.pop();
-    if (batched) {
+    if (mo.batched) {
       py.line("else:");
       py.push();
       e.cache = entry; // names bound in the descriptor branch do not exist here
@@ -1039,7 +1048,10 @@ private:
     return it->second.prec < minPrec ? "(" + it->second.text + ")" : it->second.text;
   }
   Expr binary(Operation *op, const char *sym, int prec) {
-    return {text(op->getOperand(0), prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
+    // `(a // b) * c`, `(a % b) % c`: only a chain of products goes without parentheses.
+    Operation *lhs = op->getOperand(0).getDefiningOp();
+    bool mixed = lhs && isa<arith::DivUIOp, arith::RemUIOp>(lhs) && isa<arith::MulIOp, arith::DivUIOp, arith::RemUIOp>(op);
+    return {text(op->getOperand(0), mixed ? 100 : prec) + " " + sym + " " + text(op->getOperand(1), prec + 1), prec};
   }
   Operation *reduction(int64_t n) { return e.ps.reductions[n]; }
   kir::StoreOp storeOf(int64_t view) {
@@ -1069,25 +1081,47 @@ private:
   }
   std::optional<Expr> indexExpr(Operation *op);
   void visit(Operation *op);
+  /// The tile of igpu.contract / igpu.merge_k (verified: igpu.range coordinates, a program-id batch).
+  TileText tileText(Value rows, Value cols, Value batch) {
+    TileText t{text(rows), text(cols), text(rows.getDefiningOp<igpu::RangeOp>().getStart()),
+               text(cols.getDefiningOp<igpu::RangeOp>().getStart()), "", ""};
+    if (batch) {
+      t.batch = text(batch);
+      t.batchId = "tl.program_id(" + std::to_string(batch.getDefiningOp<igpu::ProgramIdOp>().getAxis()) + ")";
+    }
+    return t;
+  }
   void fold(igpu::FoldOp f);
   void scan(igpu::ScanOp s);
 };
 
 std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
   if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
-    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")", 100};
+    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")" + (p.getWide() ? ".to(tl.int64)" : ""), 100};
   if (auto p = dyn_cast<igpu::ParamOp>(op))
     return Expr{p.getSymbol().str(), 100};
   if (auto x = dyn_cast<igpu::ExtentOp>(op))
     return Expr{x.getWhich().str(), 100};
-  if (auto x = dyn_cast<igpu::AxisExtentOp>(op))
-    return Expr{dimExpr(e.ps.extents[x.getAxis()]), 100};
+  if (auto x = dyn_cast<igpu::AxisExtentOp>(op)) {
+    if (x.getAxis() < e.ps.extents.size())
+      return Expr{dimExpr(e.ps.extents[x.getAxis()]), 100};
+    if (x.getAxis() == e.ps.extents.size() && e.ps.contraction)
+      return Expr{MatmulOperands(e).K, 100};
+    e.error = "igpu.axis_extent " + std::to_string(x.getAxis()) + " is not an axis of the program";
+    return Expr{"None", 100};
+  }
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     return Expr{std::to_string(cast<IntegerAttr>(c.getValue()).getInt()), 100};
   if (isa<arith::MulIOp>(op))
     return binary(op, "*", 8);
   if (isa<arith::AddIOp>(op))
     return binary(op, "+", 7);
+  if (isa<arith::SubIOp>(op))
+    return binary(op, "-", 7);
+  if (isa<arith::DivUIOp>(op))
+    return binary(op, "//", 8);
+  if (isa<arith::RemUIOp>(op))
+    return binary(op, "%", 8);
   if (isa<arith::CeilDivSIOp>(op))
     return Expr{"tl.cdiv(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
   if (isa<arith::MinSIOp>(op))
@@ -1102,6 +1136,8 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
     return binary(op, "and", 1);
   if (auto r = dyn_cast<igpu::RangeOp>(op)) {
     std::string lanes = "tl.arange(0, " + dimExpr(r.getSize()) + ")";
+    if (cast<igpu::FragmentType>(r.getType()).getShape().size() == 1) // a contraction tile's coordinates
+      return Expr{text(r.getStart(), 7) + " + " + lanes, 7};
     auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
     std::string v = c && cast<IntegerAttr>(c.getValue()).getInt() == 0
                         ? lanes
@@ -1197,11 +1233,25 @@ void ProgramEmitter::visit(Operation *op) {
     std::string iv = walkOp.getName().str();
     loop("for " + iv + " in tl.range(tl.program_id(0), " + text(walkOp.getCount()) + ", tl.num_programs(0)):", iv,
          walkOp.getRegion());
-  } else if (auto tile = dyn_cast<igpu::TileOp>(op)) {
+  } else if (auto split = dyn_cast<igpu::SplitRangeOp>(op)) {
+    std::string n = split.getName().str(), count = text(split.getCount()), parts = split.getSplit().str();
+    py.line("if " + parts + " > 1:");
+    py.line("    " + n + "_per = tl.cdiv(" + count + ", " + parts + ")");
+    py.line("    " + n + "_lo = tl.program_id(" + std::to_string(split.getAxis()) + ") * " + n + "_per");
+    py.line("    " + n + "_hi = tl.minimum(" + n + "_lo + " + n + "_per, " + count + ")");
+    py.line("else:");
+    py.line("    " + n + "_lo = 0");
+    py.line("    " + n + "_hi = " + count);
+    exprs[split.getLo()] = Expr{n + "_lo", 100};
+    exprs[split.getHi()] = Expr{n + "_hi", 100};
+  } else if (auto contract = dyn_cast<igpu::ContractOp>(op)) {
+    emitContract(e, tma, tileText(contract.getRows(), contract.getCols(), contract.getBatch()),
+                 text(contract.getLo()), text(contract.getHi()));
+  } else if (auto merge = dyn_cast<igpu::MergeKOp>(op)) {
     std::vector<EpilogueStore> stores;
-    for (auto st : tile.getRegion().front().getOps<igpu::StoreOp>())
+    for (auto st : merge.getRegion().front().getOps<igpu::StoreOp>())
       stores.push_back({storeOf(st.getView()), st.getDescriptor()});
-    emitMatmulTile(e, tma, text(tile.getIndex()), stores);
+    emitMergeK(e, tma, text(merge.getGroup()), tileText(merge.getRows(), merge.getCols(), merge.getBatch()), stores);
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
     auto cache = e.cache;

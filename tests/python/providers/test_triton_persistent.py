@@ -15,7 +15,7 @@ def test_workers_are_declared_from_the_target(compile_kir):
     tmod = compile_kir(os.path.join(REPO, "examples", "gemm_f16.kir"), target="triton")["gemm_f16"]
     assert all("WORKERS" in c for c in tmod.CANDIDATES)
     src = open(tmod.__file__).read()
-    assert "for tile in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):" in src
+    assert "for pid in tl.range(tl.program_id(0), num_tiles, tl.num_programs(0)):" in src
 
 
 @pytest.mark.parametrize("name", CONTRACTIONS)
