@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -36,6 +37,73 @@ static bool isElementwise(Operation *op) {
              kir::RsqrtOp, kir::SinOp, kir::CosOp, kir::TanhOp, kir::ErfOp, kir::SigmoidOp,
              kir::FloorOp, kir::CeilOp, kir::NotOp, kir::CmpOp, kir::SelectOp, kir::CastOp>(op);
 }
+
+
+namespace {
+/// A contraction operand: the load of a view with the operand's axes (its main
+/// load), possibly under a pointwise prologue of elementwise ops and casts of
+/// that load, of scalars and of lower-rank loads broadcast to it.
+struct OperandForm {
+  kir::LoadOp load;
+  bool prologue = false;       ///< the operand is not the load itself
+  bool zeroPreserving = true;  ///< the prologue is casts only: a lane loaded as 0 stays 0
+  Operation *bad = nullptr;    ///< where the form breaks, with `why`
+  std::string why;
+};
+
+OperandForm operandForm(Value operand, Operation *contract) {
+  OperandForm f;
+  int64_t rank = shapeOf(operand.getType()).size();
+  llvm::SmallPtrSet<Operation *, 16> slice;
+  SmallVector<Value> work{operand};
+  while (!work.empty() && !f.bad) {
+    Value v = work.pop_back_val();
+    Operation *op = v.getDefiningOp();
+    if (!op || !slice.insert(op).second)
+      continue; // scalar arguments, or seen
+    if (auto load = dyn_cast<kir::LoadOp>(op)) {
+      if ((int64_t)shapeOf(load.getType()).size() < rank)
+        continue; // a lower-rank load, broadcast into the prologue
+      if (f.load) {
+        f.bad = op;
+        f.why = "a contraction operand that reads two views with all of its axes (a prologue is "
+                "pointwise on one operand load)";
+      }
+      f.load = load;
+      continue;
+    }
+    if (!isElementwise(op) && !isa<kir::BroadcastOp, arith::ConstantOp>(op)) {
+      f.bad = op;
+      f.why = "a contraction operand computed by '" + op->getName().getStringRef().str() +
+              "' (a prologue is pointwise: elementwise ops, casts and broadcasts of loads and scalars)";
+      break;
+    }
+    if (!isa<kir::CastOp>(op))
+      f.zeroPreserving = false;
+    for (Value x : op->getOperands())
+      work.push_back(x);
+  }
+  if (f.bad)
+    return f;
+  if (!f.load) {
+    f.bad = contract;
+    f.why = "a contraction operand that loads no view with all of its axes";
+    return f;
+  }
+  f.prologue = operand != f.load.getResult();
+  // Values with all of the operand's axes exist only inside the K loop.
+  for (Operation *op : slice)
+    for (Value r : op->getResults())
+      if ((int64_t)shapeOf(r.getType()).size() == rank)
+        for (Operation *user : r.getUsers())
+          if (user != contract && !slice.contains(user)) {
+            f.bad = user;
+            f.why = "a value of a contraction operand's prologue used outside the contraction";
+            return f;
+          }
+  return f;
+}
+} // namespace
 
 namespace {
 /// Propagates canonical axis identities through the dataflow to a fixpoint.
@@ -314,11 +382,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       return unsupported(c, "the batch label must lead both operands");
     ci.lhsTransposed = strip(labels->lhs) == std::string{ci.k, ci.m};
     ci.rhsTransposed = strip(labels->rhs) == std::string{ci.n, ci.k};
-    ci.lhsLoad = c.getLhs().getDefiningOp<kir::LoadOp>();
-    ci.rhsLoad = c.getRhs().getDefiningOp<kir::LoadOp>();
-    if (!ci.lhsLoad || !ci.rhsLoad)
-      return unsupported(c, "contraction operands must be loaded views (prologues are not "
-                            "fused yet)");
+    OperandForm lhsForm = operandForm(c.getLhs(), c), rhsForm = operandForm(c.getRhs(), c);
+    for (const OperandForm &f : {lhsForm, rhsForm})
+      if (f.bad)
+        return unsupported(f.bad, f.why);
+    ci.lhsLoad = lhsForm.load;
+    ci.rhsLoad = rhsForm.load;
+    ci.lhsPrologue = lhsForm.prologue;
+    ci.rhsPrologue = rhsForm.prologue;
+    ci.lhsZeroPreserving = lhsForm.zeroPreserving;
+    ci.rhsZeroPreserving = rhsForm.zeroPreserving;
     // Canonical axes: batch (if any) = 0, m, n, then k = rank.
     auto canon = [&](const std::string &lbls) {
       SmallVector<int> a;
@@ -332,6 +405,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.axes[c.getRhs()] = canon(labels->rhs);
     ps.axes[ci.lhsLoad.getView()] = canon(labels->lhs);
     ps.axes[ci.rhsLoad.getView()] = canon(labels->rhs);
+    ps.axes[ci.lhsLoad.getResult()] = canon(labels->lhs);
+    ps.axes[ci.rhsLoad.getResult()] = canon(labels->rhs);
     ps.contraction = ci;
   }
 

@@ -44,7 +44,12 @@ struct Parameter {
 
 struct ContractionInfo {
   intent::kir::ContractOp op;
+  /// The load of each operand's view; a pointwise prologue may lie between it
+  /// and the contraction (evaluated on each K tile after the load).
   intent::kir::LoadOp lhsLoad, rhsLoad;
+  bool lhsPrologue = false, rhsPrologue = false;
+  /// The prologue is casts only, so lanes loaded as 0 past K stay 0.
+  bool lhsZeroPreserving = true, rhsZeroPreserving = true;
   std::string lhsLabels, rhsLabels, resultLabels;
   char m = 0, n = 0, k = 0, batch = 0; ///< label of each role (0 = absent)
   bool lhsTransposed = false; ///< lhs is [K, M]

@@ -834,7 +834,33 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1, kAx = rank;
   const std::string &M = mo.M, &N = mo.N, &kDim = mo.K;
   Value lhs = ci.lhsLoad.getView(), rhs = ci.rhsLoad.getView();
-  Type inElt = kir::kirElementType(ci.lhsLoad.getType());
+  Type inElt = kir::kirElementType(ci.op.getLhs().getType());
+  // A pointwise prologue runs on each K tile after the load, at the tile's
+  // coordinates; past K its lanes are zeroed again unless it is casts only.
+  bool anyPrologue = ci.lhsPrologue || ci.rhsPrologue;
+  auto prologue = [&](Value operand, kir::LoadOp load, bool zeroPreserving, const char *var, bool isLhs) {
+    if (operand == load.getResult())
+      return;
+    e.coords.coord.assign(rank + 1, "");
+    e.coords.mask.assign(rank + 1, "");
+    if (mo.batched)
+      e.coords.coord[0] = batch;
+    int outer = isLhs ? mAx : nAx;
+    const std::string &ro = isLhs ? rm : rn, &ext = isLhs ? M : N;
+    const char *outerDim = isLhs ? "[:, None]" : "[None, :]", *kDimPos = isLhs ? "[None, :]" : "[:, None]";
+    e.coords.coord[outer] = ro + ".to(tl.int64)" + outerDim;
+    e.coords.mask[outer] = ro + outerDim + " < " + ext;
+    e.coords.coord[kAx] = std::string("rk.to(tl.int64)") + kDimPos;
+    e.coords.mask[kAx] = std::string("rk") + kDimPos + " < " + kDim;
+    e.cache.clear();
+    e.cache[load.getResult()] = var;
+    std::string v = e.value(operand);
+    py.line(std::string(var) + " = " + (zeroPreserving ? v : "tl.where(" + e.coords.mask[kAx] + ", " + v + ", 0.0)"));
+  };
+  auto prologues = [&] {
+    prologue(ci.op.getLhs(), ci.lhsLoad, ci.lhsZeroPreserving, "av", true);
+    prologue(ci.op.getRhs(), ci.rhsLoad, ci.rhsZeroPreserving, "bv", false);
+  };
   std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
   py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
   std::string aBase = mo.a + (mo.batched ? " + " + batch + " * " + mo.stride(e, lhs, 0) : "");
@@ -857,6 +883,10 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
                                  (ci.lhsTransposed ? aRows : "") + "k * BK"));
       py.line("bv = " + descLoad(bd, ci.rhsTransposed, (ci.rhsTransposed ? "" : bRows) + "k * BK",
                                  (ci.rhsTransposed ? bRows : "") + t.nStart));
+      if (anyPrologue) {
+        py.line("rk = k * BK + tl.arange(0, BK)");
+        prologues();
+      }
       py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
       py.pop();
     };
@@ -899,6 +929,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
           ", mask=(" + rm + "[:, None] < " + M + ") & (rk[None, :] < " + kDim + "), other=0.0)");
   py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
           ", mask=(rk[:, None] < " + kDim + ") & (" + rn + "[None, :] < " + N + "), other=0.0)");
+  prologues();
   if (inElt.isBF16()) {
     // Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products
     // are exact in f32, so an f32 dot there computes the same sum.
