@@ -29,16 +29,33 @@ std::string emitArgumentChecks(intent::kir::KernelOp kernel);
 /// Comma-separated Python parameter list of launch(...) in KIR order.
 std::string launchParameterList(intent::kir::KernelOp kernel);
 
-/// One launch parameter: the KIR argument index and its Python name (the KIR
-/// name, or the KIR name + "_" when it is not a usable Python identifier:
-/// keywords, `torch`, `math`, `triton`, `tl`, `compute_dtype`, names starting
-/// with '_'; `argN` when the KIR name is not an identifier at all).
-/// Constexpr arguments left unspecialized are not parameters.
+/// One launch parameter: the KIR argument index and its Python name (see
+/// pythonNames). Constexpr arguments left unspecialized are not parameters.
 struct LaunchParameter {
   unsigned argIndex;
   std::string name;
 };
 std::vector<LaunchParameter> launchParameters(intent::kir::KernelOp kernel);
+
+/// The Python names of a kernel's arguments and extent symbols in the
+/// generated modules: the KIR name where it is a usable identifier; otherwise
+/// `argN` / `dimN` for a non-identifier, and a name that is reserved (Python
+/// keywords and builtins, the module's globals, the launchers' locals, names
+/// starting with '_'; in the Triton kernel also its own variables and
+/// parameters) or taken (by an extent symbol, an earlier argument, or in the
+/// kernel a name derived from one: a view's `<name>_s<axis>` strides and
+/// `<name>_odesc`) loses leading underscores and gets "_" appended until it is
+/// neither. Launchers use `params`, the Triton kernel `kernelArgs`; extent
+/// symbols have one name in both.
+struct PythonNames {
+  std::vector<LaunchParameter> params;                      ///< launcher names, KIR order, constexprs skipped
+  std::vector<LaunchParameter> kernelArgs;                  ///< Triton kernel parameter names, same order
+  std::vector<std::pair<std::string, std::string>> symbols; ///< (KIR symbol, Python name)
+  std::string symbol(llvm::StringRef kirSymbol) const;
+  std::string argument(unsigned argIndex) const;
+  std::string kernelArgument(unsigned argIndex) const;
+};
+PythonNames pythonNames(intent::kir::KernelOp kernel);
 
 /// Symbols in first-appearance order over the view arguments (KIR order).
 std::vector<std::string> extentSymbols(intent::kir::KernelOp kernel);

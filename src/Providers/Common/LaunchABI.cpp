@@ -70,44 +70,136 @@ static bool isPythonIdentifier(llvm::StringRef s) {
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
-static bool isReservedName(llvm::StringRef s) {
-  static const char *reserved[] = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-      "try", "while", "with", "yield", "match", "case", "torch", "math", "triton", "tl",
-      "compute_dtype", "launch", "print", "range", "len", "int", "float", "bool", "isinstance",
-      "type", "min", "max", "sum", "list", "dict", "tuple", "str", "repr", "ValueError",
-      "TypeError", "RuntimeError"};
-  for (const char *r : reserved)
-    if (s == r)
-      return true;
-  return s.starts_with("_");
+/// Names a generated launcher binds or reads where user-named arguments are in
+/// scope: Python keywords and the builtins and modules it uses, its globals and
+/// locals, and every name starting with '_' (generated helpers; the reference
+/// kernel's values are all '_'-prefixed). tests/python/providers/
+/// test_python_names.py checks the generated modules against these lists.
+static bool isReservedLaunchName(llvm::StringRef s) {
+  static const llvm::StringSet<> reserved = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def",
+      "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is",
+      "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "match",
+      "case", "print", "range", "len", "int", "float", "bool", "isinstance", "type", "min", "max", "sum",
+      "list", "dict", "tuple", "str", "repr", "abs", "any", "all", "enumerate", "zip", "sorted",
+      "ValueError", "TypeError", "RuntimeError", "os", "math", "torch", "triton", "tl", "TensorDescriptor",
+      "libdevice_fmod", "KERNEL", "CANDIDATES", "FAMILY", "PROGRAM_KEY", "ARTIFACT", "META", "launch",
+      "prepare", "args", "extra", "grid", "tma_ok", "empty", "wshape", "cands", "cand", "gs", "launch_args",
+      "whole", "compute_dtype"};
+  return reserved.contains(s) || s.starts_with("_");
 }
 
-std::vector<LaunchParameter> launchParameters(kir::KernelOp kernel) {
-  std::vector<LaunchParameter> params;
-  llvm::StringSet<> used;
+/// ... and, inside the Triton kernel, its variables and parameters, and the
+/// numbered temporaries v3, red7, sc1, carry0, merged6, seeded2, out3, acc0_1.
+static bool isReservedKernelName(llvm::StringRef s) {
+  static const llvm::StringSet<> reserved = {
+      "R", "C", "IDXT", "IDX64", "COVER", "FLAT", "NUM_STAGES", "NUM_WARPS", "NUM_CTAS",
+      "USE_TENSOR_DESCRIPTOR", "WORKERS", "SPLIT", "SPLIT_K", "GROUP_M", "SCAN_N", "RED_N", "RED_M", "OWN_M",
+      "OWN_N", "BM", "BN", "BK", "acc", "av", "bv", "rk", "k", "s", "pid", "pid_m", "pid_n", "pid_b", "pid_s",
+      "rm", "rn", "last", "ws", "sem", "group", "gsize", "first_m", "num_pid_m", "num_pid_n", "num_tiles",
+      "k_lo", "k_hi", "k_per", "rows", "cols", "rmask", "cmask", "smask", "c0", "r0", "c_lo", "c_hi",
+      "cols_per", "rows_per", "r_lo", "res", "lane", "src", "ns", "j0", "js", "a_desc", "b_desc",
+      "a_ddesc", "b_ddesc"};
+  if (isReservedLaunchName(s) || reserved.contains(s))
+    return true;
+  for (llvm::StringRef prefix : {"v", "red", "sc", "carry", "merged", "seeded", "out", "acc"}) {
+    llvm::StringRef rest = s;
+    if (!rest.consume_front(prefix) || rest.empty())
+      continue;
+    auto [num, tail] = rest.split('_');
+    bool digits = !num.empty() && llvm::all_of(num, llvm::isDigit);
+    if (prefix == "acc" ? digits && !tail.empty() && llvm::all_of(tail, llvm::isDigit) : digits && rest == num)
+      return true;
+  }
+  return false;
+}
+
+PythonNames pythonNames(kir::KernelOp kernel) {
+  PythonNames names;
+  // A usable name: an identifier (else `fallback`), not `reserved`, `free`: a
+  // reserved name loses its leading underscores, then gets "_" appended.
+  auto pick = [](std::string name, const std::string &fallback, llvm::function_ref<bool(llvm::StringRef)> reserved,
+                 llvm::function_ref<bool(llvm::StringRef)> free) {
+    if (!isPythonIdentifier(name))
+      name = fallback;
+    if (reserved(name)) {
+      while (!name.empty() && name[0] == '_')
+        name.erase(0, 1);
+      name = (name.empty() ? fallback : name) + "_";
+    }
+    while (reserved(name) || !free(name))
+      name += "_";
+    return name;
+  };
+  // Extent symbols first: one name in both scopes (launcher locals and kernel
+  // parameters). Then each argument: a launcher name, and a kernel name that also
+  // keeps the names derived from it (strides, output descriptor) free.
+  llvm::StringSet<> launchUsed, kernelUsed;
   auto types = kernel.getArgumentTypes();
+  std::vector<std::string> syms;
+  std::set<std::string> seen;
+  for (unsigned i = 0; i < types.size(); ++i)
+    if (auto v = llvm::dyn_cast<KView>(types[i]); v && !kernel.isConstexprArg(i))
+      for (mlir::Attribute d : v.getShape())
+        if (!kir::isStaticDim(d) && seen.insert(kir::symbolicDimName(d).str()).second)
+          syms.push_back(kir::symbolicDimName(d).str());
+  for (auto [k, sym] : llvm::enumerate(syms)) {
+    std::string n = pick(sym, "dim" + std::to_string(k), isReservedKernelName,
+                         [&](llvm::StringRef c) { return !kernelUsed.contains(c); });
+    launchUsed.insert(n);
+    kernelUsed.insert(n);
+    names.symbols.push_back({sym, n});
+  }
   for (unsigned i = 0; i < types.size(); ++i) {
     if (kernel.isConstexprArg(i))
       continue;
-    std::string name = kernel.getArgName(i);
-    if (!isPythonIdentifier(name))
-      name = "arg" + std::to_string(i);
-    if (isReservedName(name)) {
-      // Leading underscores are reserved for generated helpers.
-      while (!name.empty() && name[0] == '_')
-        name.erase(0, 1);
-      name = (name.empty() ? "arg" + std::to_string(i) : name) + "_";
-    }
-    while (used.contains(name))
-      name += "_";
-    used.insert(name);
-    params.push_back({i, name});
+    auto view = llvm::dyn_cast<KView>(types[i]);
+    auto derived = [&](llvm::StringRef n) {
+      std::vector<std::string> d;
+      for (int64_t a = 0; view && a < view.getRank(); ++a)
+        d.push_back((n + "_s" + llvm::Twine(a)).str());
+      if (view)
+        d.push_back((n + "_odesc").str());
+      return d;
+    };
+    std::string fallback = "arg" + std::to_string(i);
+    std::string ln = pick(kernel.getArgName(i), fallback, isReservedLaunchName,
+                          [&](llvm::StringRef c) { return !launchUsed.contains(c); });
+    std::string kn = pick(kernel.getArgName(i), fallback, isReservedKernelName, [&](llvm::StringRef c) {
+      if (kernelUsed.contains(c))
+        return false;
+      for (const std::string &d : derived(c))
+        if (kernelUsed.contains(d) || isReservedKernelName(d))
+          return false;
+      return true;
+    });
+    launchUsed.insert(ln);
+    kernelUsed.insert(kn);
+    for (const std::string &d : derived(kn))
+      kernelUsed.insert(d);
+    names.params.push_back({i, ln});
+    names.kernelArgs.push_back({i, kn});
   }
-  return params;
+  return names;
 }
+
+std::string PythonNames::symbol(llvm::StringRef sym) const {
+  for (const auto &[kir, py] : symbols)
+    if (kir == sym)
+      return py;
+  return sym.str();
+}
+
+static std::string nameOf(const std::vector<LaunchParameter> &list, unsigned argIndex) {
+  for (const LaunchParameter &p : list)
+    if (p.argIndex == argIndex)
+      return p.name;
+  return "arg" + std::to_string(argIndex);
+}
+std::string PythonNames::argument(unsigned argIndex) const { return nameOf(params, argIndex); }
+std::string PythonNames::kernelArgument(unsigned argIndex) const { return nameOf(kernelArgs, argIndex); }
+
+std::vector<LaunchParameter> launchParameters(kir::KernelOp kernel) { return pythonNames(kernel).params; }
 
 std::string launchParameterList(kir::KernelOp kernel) {
   std::string out;
@@ -196,7 +288,8 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
   os << "    _tensors = []\n";
   for (auto &p : params) {
     mlir::Type t = types[p.argIndex];
-    std::string n = p.name, qn = pythonStringLiteral(n);
+    // Code uses the Python name, messages the KIR name the author wrote.
+    std::string n = p.name, kn = kernel.getArgName(p.argIndex), qn = pythonStringLiteral(kn);
     if (auto v = llvm::dyn_cast<KView>(t)) {
       std::string dt = torchDType(v.getElementType());
       std::string desc = "!kir.view<" + kirTypeName(v.getElementType()) + ", " +
@@ -204,13 +297,13 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
                          kir::stringifyAccess(v.getAccess()).str() +
                          (v.getContiguous() ? ", contiguous>" : ">");
       os << "    if not isinstance(" << n << ", torch.Tensor):\n";
-      os << "        raise TypeError(\"parameter '" << n << "': expected a torch.Tensor ("
+      os << "        raise TypeError(\"parameter '" << kn << "': expected a torch.Tensor ("
          << desc << "), got \" + type(" << n << ").__name__)\n";
       os << "    if " << n << ".dtype != " << dt << ":\n";
-      os << "        raise TypeError(\"parameter '" << n << "': expected dtype " << dt
+      os << "        raise TypeError(\"parameter '" << kn << "': expected dtype " << dt
          << ", got \" + str(" << n << ".dtype))\n";
       os << "    if " << n << ".dim() != " << v.getRank() << ":\n";
-      os << "        raise ValueError(\"parameter '" << n << "': expected rank " << v.getRank()
+      os << "        raise ValueError(\"parameter '" << kn << "': expected rank " << v.getRank()
          << " (shape " << kir::shapeToString(v.getShape()) << "), got rank %d (shape %s)\" % ("
          << n << ".dim(), list(" << n << ".shape)))\n";
       for (auto [axis, d] : llvm::enumerate(v.getShape())) {
@@ -218,7 +311,7 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
         if (kir::isStaticDim(d)) {
           int64_t e = kir::staticDimValue(d);
           os << "    if " << where << " != " << e << ":\n";
-          os << "        raise ValueError(\"parameter '" << n << "': axis " << axis
+          os << "        raise ValueError(\"parameter '" << kn << "': axis " << axis
              << " has the static extent " << e << " but " << where << " = %d\" % " << where
              << ")\n";
         } else {
@@ -235,13 +328,13 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
       }
       if (v.getContiguous() && v.getRank() > 0) {
         os << "    if " << n << ".shape[-1] > 1 and " << n << ".stride(-1) != 1:\n";
-        os << "        raise ValueError(\"parameter '" << n
+        os << "        raise ValueError(\"parameter '" << kn
            << "' is declared contiguous (unit stride on the last axis) but " << n
            << ".stride(-1) = %d\" % " << n << ".stride(-1))\n";
       }
       if (v.isWritable()) {
         os << "    if _has_internal_overlap(" << n << "):\n";
-        os << "        raise ValueError(\"parameter '" << n
+        os << "        raise ValueError(\"parameter '" << kn
            << "' is written but some of its elements share memory (strides %s)\" % (list("
            << n << ".stride()),))\n";
       }
@@ -252,21 +345,21 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
     // Scalars: Python numbers of the right kind; integers must fit the type.
     if (t.isInteger(1)) {
       os << "    if not isinstance(" << n << ", bool):\n";
-      os << "        raise TypeError(\"parameter '" << n
+      os << "        raise TypeError(\"parameter '" << kn
          << "': expected a Python bool (i1), got \" + type(" << n << ").__name__)\n";
     } else if (t.isIntOrIndex()) {
       std::string lo, hi;
       intRange(t, lo, hi);
       os << "    if not isinstance(" << n << ", int) or isinstance(" << n << ", bool):\n";
-      os << "        raise TypeError(\"parameter '" << n << "': expected a Python int ("
+      os << "        raise TypeError(\"parameter '" << kn << "': expected a Python int ("
          << kirTypeName(t) << "), got \" + type(" << n << ").__name__)\n";
       os << "    if not (" << lo << " <= " << n << " <= " << hi << "):\n";
-      os << "        raise ValueError(\"parameter '" << n << "': %d does not fit in "
+      os << "        raise ValueError(\"parameter '" << kn << "': %d does not fit in "
          << kirTypeName(t) << "\" % " << n << ")\n";
     } else {
       os << "    if not isinstance(" << n << ", (int, float)) or isinstance(" << n
          << ", bool):\n";
-      os << "        raise TypeError(\"parameter '" << n << "': expected a Python float or int ("
+      os << "        raise TypeError(\"parameter '" << kn << "': expected a Python float or int ("
          << kirTypeName(t) << "), got \" + type(" << n << ").__name__)\n";
     }
   }

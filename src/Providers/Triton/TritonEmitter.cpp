@@ -134,6 +134,8 @@ private:
   int indent_ = 0;
 };
 
+std::string dimExpr(Attribute d, const providers::PythonNames &names);
+
 /// Coordinates of the canonical axes inside the current loop nest.
 struct Coords {
   std::vector<std::string> coord; ///< broadcastable coordinate block per axis
@@ -143,11 +145,14 @@ struct Coords {
 class Emitter {
 public:
   Emitter(kir::KernelOp kernel, const ProgramStructure &ps, Py &py)
-      : kernel(kernel), ps(ps), py(py) {}
+      : kernel(kernel), ps(ps), py(py), names(providers::pythonNames(kernel)) {}
 
   kir::KernelOp kernel;
   const ProgramStructure &ps;
   Py &py;
+  /// Python names of the arguments and extent symbols (collision-free with the
+  /// generated module's own names).
+  providers::PythonNames names;
   Coords coords;
   llvm::DenseMap<Value, std::string> cache;
   /// What a load puts into its masked lanes when a reduction claimed it (see
@@ -178,10 +183,11 @@ public:
 
   std::string fresh(const char *p = "v") { return std::string(p) + std::to_string(counter++); }
 
-  std::string argName(Value v) {
-    auto ba = cast<BlockArgument>(v);
-    return kernel.getArgName(ba.getArgNumber());
-  }
+  /// An argument's name inside the Triton kernel.
+  std::string argName(Value v) { return names.kernelArgument(cast<BlockArgument>(v).getArgNumber()); }
+  /// An argument's name in the launcher functions (launch, _prepare, _descs, ...).
+  std::string launchName(Value v) { return names.argument(cast<BlockArgument>(v).getArgNumber()); }
+  std::string dim(Attribute d) const { return dimExpr(d, names); }
 
   /// Byte offset expression and mask of a view at the current coordinates.
   std::pair<std::string, std::string> address(Value view) {
@@ -553,9 +559,16 @@ struct KernelText {
   std::vector<std::string> helpers;
 };
 
-/// A dimension as a Python expression: its static value or its symbol.
-std::string dimExpr(Attribute d) {
-  return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str();
+/// A fragment extent, step or accumulator extent: an integer or a parameter symbol.
+std::string extentExpr(Attribute d) {
+  if (auto i = dyn_cast<IntegerAttr>(d))
+    return std::to_string(i.getInt());
+  return cast<StringAttr>(d).str();
+}
+
+/// A dimension as a Python expression: its static value or its symbol's Python name.
+std::string dimExpr(Attribute d, const providers::PythonNames &names) {
+  return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : names.symbol(kir::symbolicDimName(d));
 }
 
 /// Emits coordinates for row axes 0..rank-2 from a flat row index block `rows`
@@ -577,7 +590,7 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
   }
   std::string rem = e.bind(rows, "r");
   for (int a = rank - 2; a >= 0; --a) {
-    std::string ext = dimExpr(e.ps.extents[a]);
+    std::string ext = e.dim(e.ps.extents[a]);
     e.coords.coord[a] = a == 0 ? rem : e.bind(rem + " % " + ext, "c");
     if (a)
       rem = e.bind(rem + " // " + ext, "r");
@@ -585,18 +598,18 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
   e.coords.mask[0] = rmask;
 }
 
-std::string rowsExpr(const ProgramStructure &ps) {
+std::string rowsExpr(const ProgramStructure &ps, const providers::PythonNames &names) {
   int rank = ps.extents.size();
   if (rank <= 1)
     return "1";
   std::string r;
   for (int i = 0; i < rank - 1; ++i)
-    r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i]);
+    r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i], names);
   return r;
 }
 
-std::string colsExpr(const ProgramStructure &ps) {
-  return ps.extents.empty() ? "1" : dimExpr(ps.extents.back());
+std::string colsExpr(const ProgramStructure &ps, const providers::PythonNames &names) {
+  return ps.extents.empty() ? "1" : dimExpr(ps.extents.back(), names);
 }
 
 void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
@@ -785,9 +798,9 @@ void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
 
 // --- contraction ------------------------------------------------------------------
 /// The M and N extents of a matmul (canonical axes: [batch,] m, n, k).
-std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps) {
+std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps, const providers::PythonNames &names) {
   const int m = ps.contraction->batch ? 1 : 0;
-  return {dimExpr(ps.extents[m]), dimExpr(ps.extents[m + 1])};
+  return {dimExpr(ps.extents[m], names), dimExpr(ps.extents[m + 1], names)};
 }
 
 /// What igpu.contract and igpu.merge_k read of the contraction: its operands'
@@ -800,12 +813,12 @@ struct MatmulOperands {
     const ProgramStructure &ps = e.ps;
     a = e.argName(ci.lhsLoad.getView());
     b = e.argName(ci.rhsLoad.getView());
-    std::tie(M, N) = matmulMN(ps);
+    std::tie(M, N) = matmulMN(ps, e.names);
     K = "1";
     auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
     for (auto [d, c] : llvm::enumerate(ps.axes.lookup(ci.lhsLoad.getView())))
       if (c == (int)ps.extents.size())
-        K = dimExpr(shape[d]);
+        K = e.dim(shape[d]);
   }
   /// Stride of operand `view` along the canonical axis `axis` ("0" when it has none).
   std::string stride(Emitter &e, Value view, int axis) const {
@@ -962,7 +975,7 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   int rank = ps.extents.size();
   int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1;
   const std::string &M = mo.M, &N = mo.N;
-  std::string wsOffset = "((s * " + (mo.batched ? dimExpr(ps.extents[0]) : std::string("1")) + " + " +
+  std::string wsOffset = "((s * " + (mo.batched ? e.dim(ps.extents[0]) : std::string("1")) + " + " +
                          (mo.batched ? batch : "0") + ") * " + M + " + " + rm + ".to(tl.int64)[:, None]) * " + N +
                          " + " + rn + ".to(tl.int64)[None, :]";
   std::string outMask = "(" + rm + "[:, None] < " + M + ") & (" + rn + "[None, :] < " + N + ")";
@@ -1135,7 +1148,7 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
     return Expr{x.getWhich().str(), 100};
   if (auto x = dyn_cast<igpu::AxisExtentOp>(op)) {
     if (x.getAxis() < e.ps.extents.size())
-      return Expr{dimExpr(e.ps.extents[x.getAxis()]), 100};
+      return Expr{e.dim(e.ps.extents[x.getAxis()]), 100};
     if (x.getAxis() == e.ps.extents.size() && e.ps.contraction)
       return Expr{MatmulOperands(e).K, 100};
     e.error = "igpu.axis_extent " + std::to_string(x.getAxis()) + " is not an axis of the program";
@@ -1166,7 +1179,7 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
   if (isa<arith::AndIOp>(op))
     return binary(op, "and", 1);
   if (auto r = dyn_cast<igpu::RangeOp>(op)) {
-    std::string lanes = "tl.arange(0, " + dimExpr(r.getSize()) + ")";
+    std::string lanes = "tl.arange(0, " + extentExpr(r.getSize()) + ")";
     if (cast<igpu::FragmentType>(r.getType()).getShape().size() == 1) // a contraction tile's coordinates
       return Expr{text(r.getStart(), 7) + " + " + lanes, 7};
     auto c = r.getStart().getDefiningOp<arith::ConstantOp>();
@@ -1232,7 +1245,7 @@ void ProgramEmitter::visit(Operation *op) {
     Type elt = kir::kirElementType(r.getInputs()[0].getType());
     std::string shape;
     for (Attribute d : init.getShape())
-      shape += (shape.empty() ? "" : ", ") + dimExpr(d);
+      shape += (shape.empty() ? "" : ", ") + extentExpr(d);
     py.line("acc = tl.full([" + shape + "], " + e.identityOf(r, 0, elt) + ", " +
             (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
   } else if (auto acc = dyn_cast<igpu::AccumulateOp>(op)) {
@@ -1315,7 +1328,7 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
   kir::Policy pol = r.getEffectivePolicy();
   bool seq = pol != kir::Policy::unordered_tree;
   std::vector<std::string> acc;
-  std::string width = dimExpr(f.getStep());
+  std::string width = extentExpr(f.getStep());
   std::string tag = std::to_string(f.getReduction());
   unsigned nacc = n + (arg ? 1 : 0);
   bool seeded = !r.getInits().empty() && seq;
@@ -1374,7 +1387,7 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   const std::string &fn = fns[s];
   int rank = e.ps.extents.size();
   std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
-  std::string step = dimExpr(so.getStep());
+  std::string step = extentExpr(so.getStep());
   unsigned n = s.getInputs().size();
   bool rev = s.getReverse();
   std::vector<std::string> carry;
@@ -1484,27 +1497,27 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // Kernel parameters: views (pointer + strides), scalars, extent symbols, R, C.
   std::vector<std::string> kparams, kargs, access, keyNames;
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
-    std::string n = kernel.getArgName(i);
+    std::string n = e.names.kernelArgument(i), ln = e.names.argument(i);
     Type t = kernel.getArgumentTypes()[i];
     if (auto v = dyn_cast<kir::ViewType>(t)) {
       kparams.push_back(n);
-      kargs.push_back(n);
+      kargs.push_back(ln);
       for (int64_t d = 0; d < v.getRank(); ++d) {
         kparams.push_back(n + "_s" + std::to_string(d));
-        kargs.push_back(n + ".stride(" + std::to_string(d) + ")");
+        kargs.push_back(ln + ".stride(" + std::to_string(d) + ")");
         keyNames.push_back(n + "_s" + std::to_string(d));
       }
       access.push_back(kir::stringifyAccess(v.getAccess()).str());
     } else {
       kparams.push_back(n);
-      kargs.push_back(n);
+      kargs.push_back(ln);
       access.push_back("scalar");
     }
   }
   for (const auto &s : syms) {
-    kparams.push_back(s);
-    kargs.push_back("_ext['" + s + "']");
-    keyNames.push_back(s);
+    kparams.push_back(e.names.symbol(s));
+    kargs.push_back("_ext['" + s + "']"); // symbols are KIR identifiers
+    keyNames.push_back(e.names.symbol(s));
   }
   kparams.push_back("R");
   kparams.push_back("C");
@@ -1591,7 +1604,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     auto descExpr = [&](Value view, bool transposed, int outerAx, int innerAx,
                         const std::string &outerBlk, const std::string &innerBlk,
                         std::string &block) {
-      std::string t = e.argName(view);
+      std::string t = e.launchName(view);
       std::string o = dimOf(view, transposed ? innerAx : outerAx), i = dimOf(view, transposed ? outerAx : innerAx);
       block = transposed ? "[" + innerBlk + ", " + outerBlk + "]" : "[" + outerBlk + ", " + innerBlk + "]";
       std::string rows = t + ".shape[" + o + "]";
@@ -1617,7 +1630,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       noneOut += ", \"" + n + "_odesc\": None";
       outDescs += ",\n            \"" + n + "_odesc\": " + descExpr(v, false, mAx, nAx, "BM", "BN", oBlock);
       outBlocks += "        nargs[\"" + n + "_odesc\"].block_shape = [BM, BN]\n";
-      outNames += ", " + n;
+      outNames += ", " + e.launchName(v);
     }
     if (batched) {
       os << "_MAXB = {k: max(c.get(k, 1) for c in CANDIDATES) for k in (\"BM\", \"BN\", \"BK\")}\n\n";
@@ -1677,7 +1690,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i]))
       if (v.getAccess() == kir::Access::InOut)
-        restore.push_back("\"" + kernel.getArgName(i) + "\"");
+        restore.push_back("\"" + e.names.kernelArgument(i) + "\"");
   std::string jitName = name + "_kernel";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
      << (ps.kind == StructureKind::Matmul ? " if c.get(\"SPLIT_K\", 1) == 1] or [_config(CANDIDATES[0])"
@@ -1705,13 +1718,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // Host launch.
   std::string params = providers::launchParameterList(kernel);
   std::optional<ContractionInfo> contraction = ps.contraction; // ops' accessors are non-const
-  std::string aName = contraction ? e.argName(contraction->lhsLoad.getView()) : "";
-  std::string bName = contraction ? e.argName(contraction->rhsLoad.getView()) : "";
+  std::string aName = contraction ? e.launchName(contraction->lhsLoad.getView()) : "";
+  std::string bName = contraction ? e.launchName(contraction->rhsLoad.getView()) : "";
   os << "def _prepare(" << params << "):\n";
   os << "    _ext = _check_args(" << params << ")\n";
   for (const auto &s : syms)
-    os << "    " << s << " = _ext['" << s << "']\n";
-  os << "    R = " << rowsExpr(ps) << "\n    C = " << colsExpr(ps) << "\n";
+    os << "    " << e.names.symbol(s) << " = _ext['" << s << "']\n";
+  os << "    R = " << rowsExpr(ps, e.names) << "\n    C = " << colsExpr(ps, e.names) << "\n";
   os << "    args = [" << llvm::join(kargs, ", ") << "]\n";
   os << "    extra = {}\n";
   if (ps.kind != StructureKind::Matmul)
@@ -1719,10 +1732,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (cover)
     os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
   if (ps.kind == StructureKind::Matmul) {
-    auto [M, N] = matmulMN(ps);
+    auto [M, N] = matmulMN(ps, e.names);
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
     if (ps.contraction->batch)
-      os << "    _ext_b = " << dimExpr(ps.extents[0]) << "\n";
+      os << "    _ext_b = " << e.dim(ps.extents[0]) << "\n";
     os << "    extra['ws'] = None\n    extra['sem'] = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
@@ -1734,14 +1747,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     std::string lanes = mergeLanes(*mergeLanesName).width;
     os << "    grid = lambda META: " << gridExpr << "\n";
     Value firstView = *llvm::find_if(kernel.getArguments(), [](Value a) { return isa<kir::ViewType>(a.getType()); });
-    os << "    wshape = (" << lanes << ", " << merged << ", " << e.argName(firstView) << ".device)\n";
+    os << "    wshape = (" << lanes << ", " << merged << ", " << e.launchName(firstView) << ".device)\n";
   } else {
     os << "    wshape = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
   }
   if (tma)
     os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
-       << [&] { std::string r; if (!batchedMM) for (Value v : outDescViews) r += ", " + e.argName(v); return r; }() << ")\n";
+       << [&] { std::string r; if (!batchedMM) for (Value v : outDescViews) r += ", " + e.launchName(v); return r; }() << ")\n";
   else
     os << "    tma_ok = False\n";
   if (tma && batchedMM) // batched outputs only need eligibility for the flattened form
@@ -1752,7 +1765,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string outputsEmpty;
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i]); v && v.getAccess() != kir::Access::In)
-      outputsEmpty += (outputsEmpty.empty() ? "" : " and ") + e.argName(kernel.getArgument(i)) + ".numel() == 0";
+      outputsEmpty += (outputsEmpty.empty() ? "" : " and ") + e.launchName(kernel.getArgument(i)) + ".numel() == 0";
   std::string emptyExpr;
   switch (ps.kind) {
   case StructureKind::Tiles: case StructureKind::RowScan: case StructureKind::RowReduction:
