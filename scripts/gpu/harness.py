@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -431,10 +431,41 @@ def splitk():
                    vs_cublas=ours / cub, tune_s=ts, winner=win)
 
 
+def prologue():
+    """Contractions with operand prologues (tests/python/providers/kir/gemm_prologue.kir) at 4096^3:
+    against the reference provider, and timed against what a torch user writes (the prologue as
+    its own ops, then cuBLAS), in the same rounds."""
+    dev = "cuda"
+    M = N = K = 4096
+    fl = 2 * M * N * K
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float16: torch.randn(*shape, device=dev, generator=g).to(dt)
+    a, b, bt = rnd(M, K), rnd(K, N), rnd(N, K)
+    scale = (torch.rand(M, device=dev, generator=g) + 0.5).half()
+    a32, b32 = rnd(M, K, dt=torch.float32), rnd(K, N, dt=torch.float32)
+    c32, c16 = torch.empty(M, N, device=dev), torch.empty(M, N, device=dev, dtype=torch.float16)
+    B, S = 16, 2048
+    ba, bb32, bc = rnd(B, S, S), rnd(B, S, S, dt=torch.float32), torch.empty(B, S, S, device=dev)
+    cases = [
+        ("gemm_scaled_a", [a, b, c32, 0.75], fl, lambda: torch.mm(a * 0.75, b).float()),
+        ("gemm_cast_inputs", [a32, b32, c16], fl, lambda: a32.half() @ b32.half()),
+        ("gemm_row_scale_bt", [a, scale, bt, c32], fl, lambda: ((a * scale[:, None] + 0.5) @ (bt + 1).T).float()),
+        ("bmm_cast_b", [ba, bb32, bc], 2 * B * S * S * S, lambda: torch.bmm(ba, bb32.half()).float()),
+    ]
+    for case, args, flops, torch_fn in cases:
+        outs = [i for i, p in enumerate(m_params(case)) if p["kind"] == "view" and p["access"] == "out"]
+        check(case, args, outs, 2e-3)
+        run, win, ts = tuned(case, args)
+        ours, ref = bench_interleaved([run, torch_fn])
+        record(kind="bench", case=case, shape="16x2048^3" if case.startswith("bmm") else "4096^3",
+               ours_TFLOPs=flops / ours / 1e9, torch_TFLOPs=flops / ref / 1e9, vs_torch=ref / ours, tune_s=ts,
+               winner=win)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
-        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8}[WHICH]()
+        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

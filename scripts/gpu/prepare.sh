@@ -20,6 +20,13 @@ for f in "$ART"/kir/*.kir; do
     fi
   done
 done
+# Contractions with operand prologues (harness.py ART prologue): one directory per kernel.
+for name in gemm_scaled_a gemm_cast_inputs gemm_row_scale_bt bmm_cast_b; do
+  for target in triton reference; do
+    "$INTENTC" compile "$ROOT/tests/python/providers/kir/gemm_prologue.kir" --kernel "$name" --target "$target" \
+      --no-cache -o "$ART/$name/$target" >/dev/null
+  done
+done
 # Probe variants: the sum kernels with many more rows (scripts/gpu/probe.py sums).
 for name in total_sum col_sum row_sum; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \

@@ -1234,6 +1234,49 @@ def recheck_probe():
         emit(kind="recheck_ratio", case=case, shape=f"{M}x{N}", ratio=res["generated"][0] / res["handwritten"][0])
 
 
+def prologue_probe():
+    """Where a fused operand prologue costs (gemm_scaled_a, 4096^3 f16, `a * alpha`): every
+    candidate of the module as generated, then the best one in rotating rounds as generated,
+    without the select that re-zeroes the lanes past K (wrong only for a non-finite alpha;
+    probe only), without the prologue (a plain GEMM), against cuBLAS on the prescaled operand."""
+    dev = "cuda"
+    M = N = K = 4096
+    fl = 2 * M * N * K
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    b = torch.randn(K, N, device=dev, dtype=torch.float16)
+    c = torch.empty(M, N, device=dev)
+    want = (a * 0.75).float() @ b.float()
+    gen = load("gemm_scaled_a")
+    mods = {"generated": gen,
+            "no_select": variant_module("gemm_scaled_a", "nosel", lambda s: re.sub(
+                r"av = tl\.where\(rk\[None, :\] < K, (v\d+), 0\.0\)", r"av = \1", s)),
+            "no_prologue": variant_module("gemm_scaled_a", "noprol", lambda s: re.sub(
+                r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
+                "", s))}
+    best = {}
+    for cand in gen.CANDIDATES:
+        if cand.get("SPLIT_K", 1) > 1 or cand.get("WORKERS", 1) > 1:
+            continue
+        for tag, m in mods.items():
+            try:
+                c.fill_(float("nan"))
+                run = m.bind(cand, a, b, c, 0.75)
+                run()
+                err = ((c - want).norm() / want.norm()).item() if tag != "no_prologue" else float("nan")
+                tf = fl / t(run) / 1e9
+            except Exception as e:  # noqa: BLE001
+                emit(kind="prologue_row", variant=tag, cand=str(cand), error=repr(e)[:200])
+                continue
+            emit(kind="prologue_row", variant=tag, cand=str(cand), TFLOPs=tf, err=err)
+            if tf > best.get(tag, (0, None))[0]:
+                best[tag] = (tf, cand)
+    fns = {tag: mods[tag].bind(best[tag][1], a, b, c, 0.75) for tag in best}
+    fns["cublas_prescaled"] = lambda: torch.mm(a * 0.75, b)
+    res = rotating_rounds(fns, list(fns), fl / 1e9, rounds=4)
+    for tag, (med, lo, hi) in res.items():
+        emit(kind="prologue_best", variant=tag, TFLOPs=med, min=lo, max=hi, cand=str(best.get(tag, (0, "-"))[1]))
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1246,7 +1289,8 @@ if __name__ == "__main__":
              "batched": batched_probe, "softdiv": softdiv_probe, "ceiling": ceiling_probe,
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
              "evict": evict_probe, "rowsplit": rowsplit_probe,
-             "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe}
+             "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
+             "prologue": prologue_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
