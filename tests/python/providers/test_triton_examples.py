@@ -69,6 +69,15 @@ def compare(out, ref, name, contraction):
     assert err <= tol, f"{name}: relative error {err:.3e} > {tol:.1e}"
 
 
+def reference_case(tmod, rmod, sizes, seed, scalar):
+    """Inputs for `sizes` (every scalar `scalar`) and the reference provider's result on them."""
+    base = make_inputs(tmod.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(seed))
+    base = [scalar if not isinstance(a, torch.Tensor) else a for a in base]
+    want = clone_args(base)
+    rmod.launch(*want)
+    return base, want
+
+
 def run_candidates(tmod, cands, base, want, label, contraction):
     """Runs each candidate on a fresh copy of `base` and compares every written view with `want`."""
     abi = tmod.ARTIFACT["abi"]

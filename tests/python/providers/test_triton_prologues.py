@@ -7,9 +7,8 @@ import inspect
 import os
 
 import pytest
-import torch
 
-from test_triton_examples import clone_args, compare, make_inputs
+from test_triton_examples import reference_case, run_candidates
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIR = os.path.join(HERE, "kir", "gemm_prologue.kir")
@@ -36,17 +35,9 @@ def test_prologues_are_fused_into_the_k_loop(mods):
 @pytest.mark.parametrize("sizes", [{"B": 2, "M": 37, "N": 45, "K": 70}, {"B": 1, "M": 1, "N": 130, "K": 33}])
 def test_prologue_contraction_matches_reference(mods, name, sizes):
     tri, ref = mods
-    tmod, rmod = tri[name], ref[name]
-    abi = tmod.ARTIFACT["abi"]
-    base = make_inputs(abi, sizes, torch.Generator().manual_seed(5))
-    base = [0.75 if not isinstance(a, torch.Tensor) else a for a in base]
-    want = clone_args(base)
-    rmod.launch(*want)
-    out = [i for i, p in enumerate(abi["parameters"]) if p.get("access") == "out"][0]
+    tmod = tri[name]
+    base, want = reference_case(tmod, ref[name], sizes, 5, 0.75)
     cands = [c for c in tmod.CANDIDATES if not c.get("USE_TENSOR_DESCRIPTOR")]
     assert cands
-    for cand in cands[:3] + [dict(cands[0], SPLIT_K=2), dict(cands[0], WORKERS=3)]:
-        got = clone_args(base)
-        got[out].fill_(float("nan"))
-        tmod._run_candidate(cand, tuple(got))
-        compare(got[out], want[out], f"{name} {sizes} {cand}", True)
+    run_candidates(tmod, cands[:3] + [dict(cands[0], SPLIT_K=2), dict(cands[0], WORKERS=3)], base, want,
+                   f"{name} {sizes}", True)
