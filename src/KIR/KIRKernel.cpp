@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace intent::kir;
@@ -80,6 +81,13 @@ void KernelOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult KernelOp::verify() {
+  // The name becomes an output directory and the generated functions' names.
+  StringRef name = getSymName();
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_') ||
+      !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return emitOpError() << "kernel name '" << name
+                         << "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): it names the output "
+                            "directory and the generated functions";
   if (!getResultTypes().empty())
     return emitOpError() << "a kernel returns nothing";
   if (getBody().empty())
