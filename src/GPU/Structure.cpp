@@ -4,6 +4,9 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -261,7 +264,7 @@ static std::optional<int64_t> staticExtent(Attribute d) {
 static std::vector<int64_t> tileDomain(std::optional<int64_t> extent, int64_t lo, int64_t hi) {
   if (extent) {
     int64_t cap = 1;
-    while (cap < *extent)
+    while (cap < *extent && cap < hi) // bounded by hi: no overflow for extents near 2^63
       cap *= 2;
     hi = std::max(lo, std::min(hi, cap));
   }
@@ -554,9 +557,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     int64_t prod = 1;
     bool allStatic = true;
     for (int i = 0; i < rank - 1; ++i)
-      if (auto e = staticExtent(ps.extents[i]))
-        prod *= *e;
-      else
+      if (auto e = staticExtent(ps.extents[i])) {
+        if (llvm::MulOverflow(prod, *e, prod)) // saturate: any extent this large caps every domain
+          prod = std::numeric_limits<int64_t>::max();
+      } else
         allStatic = false;
     if (allStatic)
       rowsExtent = prod;
