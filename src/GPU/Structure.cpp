@@ -3,11 +3,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
-#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace intent;
@@ -40,7 +40,6 @@ static bool isElementwise(Operation *op) {
              kir::RsqrtOp, kir::SinOp, kir::CosOp, kir::TanhOp, kir::ErfOp, kir::SigmoidOp,
              kir::FloorOp, kir::CeilOp, kir::NotOp, kir::CmpOp, kir::SelectOp, kir::CastOp>(op);
 }
-
 
 namespace {
 /// A contraction operand: the load of a view with the operand's axes (its main
@@ -106,9 +105,7 @@ OperandForm operandForm(Value operand, Operation *contract) {
           }
   return f;
 }
-} // namespace
 
-namespace {
 /// Propagates canonical axis identities through the dataflow to a fixpoint.
 struct AxisSolver {
   llvm::DenseMap<Value, SmallVector<int>> &axes;
