@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -431,6 +431,25 @@ def splitk():
                    vs_cublas=ours / cub, tune_s=ts, winner=win)
 
 
+def scalars():
+    """tests/python/providers/kir/narrow_scalars.kir on the GPU with a scalar that no f16 or bf16
+    holds (1.1) and one that f32 does not hold exactly: f16/bf16 scalars are rounded to their
+    type by the launcher, and an f64 scalar reaches the kernel as f64 (Triton passes an
+    unannotated Python float as f32). Bits against the reference provider."""
+    dev = "cuda"
+    for name, dt in (("axpb_f16", torch.float16), ("div_bf16", torch.bfloat16),
+                     ("cast_bf16_scalar", torch.float32), ("scale_f64", torch.float64)):
+        tri = load(os.path.join("narrow_scalars", "triton"), name)
+        ref = load(os.path.join("narrow_scalars", "reference"), name)
+        x = torch.randn(64, 1000, device=dev).to(dt)
+        for value in (1.1, 0.1 + 2 ** -40):
+            got, want = torch.full_like(x, float("nan")), torch.full_like(x, float("nan"))
+            tri.launch(x, value, got)
+            ref.launch(x, value, want)
+            differing = int((got != want).sum().item())
+            record(kind="check", case=f"{name}_scalar_{value!r}", err=float(differing), tol=0.0, ok=differing == 0)
+
+
 def prologue():
     """Contractions with operand prologues (tests/python/providers/kir/gemm_prologue.kir) at 4096^3:
     against the reference provider, and timed against what a torch user writes (the prologue as
@@ -465,7 +484,8 @@ def prologue():
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
-        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue}[WHICH]()
+        {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
+         "scalars": scalars}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

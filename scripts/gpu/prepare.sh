@@ -9,7 +9,8 @@ ART="$ROOT/.gpu-artifacts"
 rm -rf "$ART"
 mkdir -p "$ART/kir"
 cp "$ROOT"/examples/*.kir "$ROOT/tests/python/providers/kir/division.kir" "$ROOT/tests/python/providers/kir/tanh.kir" \
-   "$ROOT/tests/python/providers/kir/gemm_f32.kir" "$ROOT/tests/python/providers/kir/gemm_f8.kir" "$ART/kir/"
+   "$ROOT/tests/python/providers/kir/gemm_f32.kir" "$ROOT/tests/python/providers/kir/gemm_f8.kir" \
+   "$ROOT/tests/python/providers/kir/narrow_scalars.kir" "$ART/kir/"
 # Variants: f32 layernorm (the example is f16 in/out).
 sed 's/f16/f32/g; s/@layernorm/@layernorm_f32/' "$ROOT/examples/layernorm.kir" > "$ART/kir/layernorm_f32.kir"
 for f in "$ART"/kir/*.kir; do

@@ -338,12 +338,13 @@ std::string Emitter::value(Value v) {
     } else if (auto ex = dyn_cast<kir::ExtentOp>(op)) {
       Attribute d = cast<kir::ViewType>(ex.getView().getType()).getShape()[ex.getAxis()];
       // A tensor, not a Python int: Triton may specialize an extent of 1 to a constexpr.
-      r = bind("(tl.zeros([], tl.int64) + " +
-               (kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : kir::symbolicDimName(d).str()) + ")");
+      r = bind("(tl.zeros([], tl.int64) + " + dim(d) + ")");
     } else if (auto cast = dyn_cast<kir::CastOp>(op)) {
       std::string x = value(cast.getInput());
       Type to = kir::kirElementType(cast.getType());
-      r = bind(x + ".to(" + tlType(to) + ")");
+      // A scalar kernel argument may arrive as a Python number (the interpreter): no tensor methods.
+      r = bind(isa<BlockArgument>(cast.getInput()) ? "tl.cast(" + x + ", " + tlType(to) + ")"
+                                                   : x + ".to(" + tlType(to) + ")");
     } else if (auto cmp = dyn_cast<kir::CmpOp>(op)) {
       static const char *ops[] = {"==", "!=", "<", "<=", ">", ">="};
       r = bind("(" + value(cmp.getLhs()) + " " + ops[(int)cmp.getPredicate()] + " " +
@@ -1509,8 +1510,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       }
       access.push_back(kir::stringifyAccess(v.getAccess()).str());
     } else {
-      kparams.push_back(n);
-      kargs.push_back(ln);
+      // f64 scalars keep their precision (Triton passes a Python float as f32 unless
+      // annotated); f16/bf16 scalars are rounded to their type before the launch, so the
+      // kernel sees the declared value (a Python float is passed as f32).
+      kparams.push_back(n + (t.isF64() ? ": tl.float64" : ""));
+      kargs.push_back(t.isF16() || t.isBF16() ? "torch.tensor(float(" + ln + "), dtype=" + providers::torchDType(t) +
+                                                    ").item()"
+                                              : ln);
       access.push_back("scalar");
     }
   }
