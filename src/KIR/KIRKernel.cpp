@@ -80,6 +80,8 @@ void KernelOp::print(OpAsmPrinter &p) {
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false, /*printBlockTerminators=*/false);
 }
 
+static constexpr size_t kMaxKernelNameLength = 200;
+
 LogicalResult KernelOp::verify() {
   // The name becomes an output directory and the generated functions' names.
   StringRef name = getSymName();
@@ -88,6 +90,9 @@ LogicalResult KernelOp::verify() {
     return emitOpError() << "kernel name '" << name
                          << "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*): it names the output "
                             "directory and the generated functions";
+  if (name.size() > kMaxKernelNameLength) // file systems take 255 bytes per name, with room for a suffix
+    return emitOpError() << "kernel name is " << name.size() << " characters long; at most "
+                         << kMaxKernelNameLength << " (it names the output directory)";
   if (!getResultTypes().empty())
     return emitOpError() << "a kernel returns nothing";
   if (getBody().empty())
