@@ -114,6 +114,18 @@ static bool isReservedKernelName(llvm::StringRef s) {
   return false;
 }
 
+std::vector<std::string> extentSymbols(kir::KernelOp kernel) {
+  std::vector<std::string> syms;
+  std::set<std::string> seen;
+  auto types = kernel.getArgumentTypes();
+  for (unsigned i = 0; i < types.size(); ++i)
+    if (auto v = llvm::dyn_cast<KView>(types[i]); v && !kernel.isConstexprArg(i))
+      for (mlir::Attribute d : v.getShape())
+        if (!kir::isStaticDim(d) && seen.insert(kir::symbolicDimName(d).str()).second)
+          syms.push_back(kir::symbolicDimName(d).str());
+  return syms;
+}
+
 PythonNames pythonNames(kir::KernelOp kernel) {
   PythonNames names;
   // A usable name: an identifier (else `fallback`), not `reserved`, `free`: a
@@ -136,14 +148,7 @@ PythonNames pythonNames(kir::KernelOp kernel) {
   // keeps the names derived from it (strides, output descriptor) free.
   llvm::StringSet<> launchUsed, kernelUsed;
   auto types = kernel.getArgumentTypes();
-  std::vector<std::string> syms;
-  std::set<std::string> seen;
-  for (unsigned i = 0; i < types.size(); ++i)
-    if (auto v = llvm::dyn_cast<KView>(types[i]); v && !kernel.isConstexprArg(i))
-      for (mlir::Attribute d : v.getShape())
-        if (!kir::isStaticDim(d) && seen.insert(kir::symbolicDimName(d).str()).second)
-          syms.push_back(kir::symbolicDimName(d).str());
-  for (auto [k, sym] : llvm::enumerate(syms)) {
+  for (auto [k, sym] : llvm::enumerate(extentSymbols(kernel))) {
     std::string n = pick(sym, "dim" + std::to_string(k), isReservedKernelName,
                          [&](llvm::StringRef c) { return !kernelUsed.contains(c); });
     launchUsed.insert(n);
@@ -211,19 +216,6 @@ std::string launchParameterList(kir::KernelOp kernel) {
   return out;
 }
 
-std::vector<std::string> extentSymbols(kir::KernelOp kernel) {
-  std::vector<std::string> syms;
-  std::set<std::string> seen;
-  for (auto &p : launchParameters(kernel))
-    if (auto v = llvm::dyn_cast<KView>(kernel.getArgumentTypes()[p.argIndex]))
-      for (mlir::Attribute d : v.getShape())
-        if (!kir::isStaticDim(d)) {
-          std::string s = kir::symbolicDimName(d).str();
-          if (seen.insert(s).second)
-            syms.push_back(s);
-        }
-  return syms;
-}
 
 std::string pythonStringLiteral(llvm::StringRef s) {
   std::string out = "\"";

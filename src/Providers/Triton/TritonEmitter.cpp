@@ -836,13 +836,29 @@ struct TileText {
   std::string rm, rn, mStart, nStart, batch, batchId;
 };
 
+/// Evaluation coordinates on a contraction tile: the vector `rows` of canonical
+/// axis `rowAxis` along block dim 0, `cols` of `colAxis` along dim 1, each
+/// masked by its extent; the batch (if any) on axis 0.
+void setTileCoords(Emitter &e, const MatmulOperands &mo, const TileText &t, int rowAxis, const std::string &rows,
+                   const std::string &rowExtent, int colAxis, const std::string &cols, const std::string &colExtent) {
+  int rank = e.ps.extents.size();
+  e.coords.coord.assign(rank + 1, "");
+  e.coords.mask.assign(rank + 1, "");
+  if (mo.batched)
+    e.coords.coord[0] = t.batch;
+  e.coords.coord[rowAxis] = rows + ".to(tl.int64)[:, None]";
+  e.coords.mask[rowAxis] = rows + "[:, None] < " + rowExtent;
+  e.coords.coord[colAxis] = cols + ".to(tl.int64)[None, :]";
+  e.coords.mask[colAxis] = cols + "[None, :] < " + colExtent;
+}
+
 /// igpu.contract: the f32 accumulator of the output tile (rows x cols) over the
 /// K tiles [lo, hi), operands through host-side tensor descriptors (candidates
 /// with USE_TENSOR_DESCRIPTOR) or by pointer.
 void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo, const std::string &hi) {
   MatmulOperands mo(e);
   const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
-  ContractionInfo ci = mo.ci;
+  ContractionInfo &ci = mo.ci;
   Py &py = e.py;
   int rank = e.ps.extents.size(); // [batch,] m, n
   int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1, kAx = rank;
@@ -855,17 +871,10 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   auto prologue = [&](Value operand, kir::LoadOp load, bool zeroPreserving, const char *var, bool isLhs) {
     if (operand == load.getResult())
       return;
-    e.coords.coord.assign(rank + 1, "");
-    e.coords.mask.assign(rank + 1, "");
-    if (mo.batched)
-      e.coords.coord[0] = batch;
-    int outer = isLhs ? mAx : nAx;
-    const std::string &ro = isLhs ? rm : rn, &ext = isLhs ? M : N;
-    const char *outerDim = isLhs ? "[:, None]" : "[None, :]", *kDimPos = isLhs ? "[None, :]" : "[:, None]";
-    e.coords.coord[outer] = ro + ".to(tl.int64)" + outerDim;
-    e.coords.mask[outer] = ro + outerDim + " < " + ext;
-    e.coords.coord[kAx] = std::string("rk.to(tl.int64)") + kDimPos;
-    e.coords.mask[kAx] = std::string("rk") + kDimPos + " < " + kDim;
+    if (isLhs)
+      setTileCoords(e, mo, t, mAx, rm, M, kAx, "rk", kDim);
+    else
+      setTileCoords(e, mo, t, kAx, "rk", kDim, nAx, rn, N);
     e.cache.clear();
     e.cache[load.getResult()] = var;
     std::string v = e.value(operand);
@@ -973,7 +982,6 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
   Py &py = e.py;
   const ProgramStructure &ps = e.ps;
-  int rank = ps.extents.size();
   int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1;
   const std::string &M = mo.M, &N = mo.N;
   std::string wsOffset = "((s * " + (mo.batched ? e.dim(ps.extents[0]) : std::string("1")) + " + " +
@@ -994,14 +1002,7 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   py.line("        acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0, cache_modifier=\".cg\")");
   py.line("    tl.atomic_xchg(sem + " + group + ", 0)  # ready for the next launch");
   // Epilogue: the rest of the kernel at output coordinates.
-  e.coords.coord.assign(rank + 1, "");
-  e.coords.mask.assign(rank + 1, "");
-  if (mo.batched)
-    e.coords.coord[0] = batch;
-  e.coords.coord[mAx] = rm + ".to(tl.int64)[:, None]";
-  e.coords.mask[mAx] = rm + "[:, None] < " + M;
-  e.coords.coord[nAx] = rn + ".to(tl.int64)[None, :]";
-  e.coords.mask[nAx] = rn + "[None, :] < " + N;
+  setTileCoords(e, mo, t, mAx, rm, M, nAx, rn, N);
   e.cache.clear();
   Type accElt = kir::kirElementType(mo.ci.op.getType());
   e.cache[mo.ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
