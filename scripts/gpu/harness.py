@@ -451,9 +451,10 @@ def scalars():
 
 
 def prologue():
-    """Contractions with operand prologues (tests/python/providers/kir/gemm_prologue.kir) at 4096^3:
-    against the reference provider, and timed against what a torch user writes (the prologue as
-    its own ops, then cuBLAS), in the same rounds."""
+    """Contractions with operand prologues (tests/python/providers/kir/gemm_prologue.kir) and
+    16-bit GEMMs with an f32 output (gemm_mixed_out.kir) at 4096^3: against the reference provider,
+    and timed against what a torch user writes (the prologue as its own ops, then cuBLAS; cuBLAS
+    with an f32 output), in the same rounds."""
     dev = "cuda"
     M = N = K = 4096
     fl = 2 * M * N * K
@@ -462,6 +463,7 @@ def prologue():
     a, b, bt = rnd(M, K), rnd(K, N), rnd(N, K)
     scale = (torch.rand(M, device=dev, generator=g) + 0.5).half()
     a32, b32 = rnd(M, K, dt=torch.float32), rnd(K, N, dt=torch.float32)
+    abf, bbf = rnd(M, K, dt=torch.bfloat16), rnd(K, N, dt=torch.bfloat16)
     c32, c16 = torch.empty(M, N, device=dev), torch.empty(M, N, device=dev, dtype=torch.float16)
     B, S = 16, 2048
     ba, bb32, bc = rnd(B, S, S), rnd(B, S, S, dt=torch.float32), torch.empty(B, S, S, device=dev)
@@ -470,6 +472,8 @@ def prologue():
         ("gemm_cast_inputs", [a32, b32, c16], fl, lambda: a32.half() @ b32.half()),
         ("gemm_row_scale_bt", [a, scale, bt, c32], fl, lambda: ((a * scale[:, None] + 0.5) @ (bt + 1).T).float()),
         ("bmm_cast_b", [ba, bb32, bc], 2 * B * S * S * S, lambda: torch.bmm(ba, bb32.half()).float()),
+        ("gemm_f16_f32out", [a, b, c32], fl, lambda: torch.mm(a, b, out_dtype=torch.float32)),
+        ("gemm_bf16_f32out", [abf, bbf, c32], fl, lambda: torch.mm(abf, bbf, out_dtype=torch.float32)),
     ]
     for case, args, flops, torch_fn in cases:
         outs = [i for i, p in enumerate(m_params(case)) if p["kind"] == "view" and p["access"] == "out"]

@@ -21,10 +21,13 @@ for f in "$ART"/kir/*.kir; do
     fi
   done
 done
-# Contractions with operand prologues (harness.py ART prologue): one directory per kernel.
-for name in gemm_scaled_a gemm_cast_inputs gemm_row_scale_bt bmm_cast_b; do
+# Contractions with operand prologues and mixed-width outputs (harness.py ART prologue): one
+# directory per kernel.
+for spec in gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs gemm_prologue:gemm_row_scale_bt \
+            gemm_prologue:bmm_cast_b gemm_mixed_out:gemm_f16_f32out gemm_mixed_out:gemm_bf16_f32out; do
+  file="${spec%%:*}" name="${spec#*:}"
   for target in triton reference; do
-    "$INTENTC" compile "$ROOT/tests/python/providers/kir/gemm_prologue.kir" --kernel "$name" --target "$target" \
+    "$INTENTC" compile "$ROOT/tests/python/providers/kir/$file.kir" --kernel "$name" --target "$target" \
       --no-cache -o "$ART/$name/$target" >/dev/null
   done
 done

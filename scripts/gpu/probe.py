@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 
 import torch
 import triton
@@ -38,6 +39,7 @@ import handwritten as hw  # noqa: E402
 ART = sys.argv[1]
 OUT = os.environ.get("OUT", "/tmp")
 ROWS = []
+VARIANTS = tempfile.mkdtemp(prefix="probe-variants-")  # edited modules (not returned with $OUT)
 
 
 def load(case):
@@ -222,7 +224,7 @@ def time_variants(kind, mods, M, N, x, y, z, byt, ref, fns, names, rounds):
 def variant_module(case, tag, edit):
     """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
     src = edit(open(os.path.join(ART, case, "triton", "kernel.py")).read())
-    path = os.path.join(OUT, f"{case}_{tag}.py")
+    path = os.path.join(VARIANTS, f"{case}_{tag}.py")
     with open(path, "w") as f:
         f.write(src)
     spec = importlib.util.spec_from_file_location(f"v_{case}_{tag}", path)
@@ -1106,7 +1108,11 @@ def rowsplit_probe():
                           dict(NUM_WARPS=8, OWN_M=16, RED_N=256, SPLIT=1), dict(NUM_WARPS=4, OWN_M=4, RED_N=256, SPLIT=1)],
             "256x65536": [dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=s) for s in (1, 2, 3, 4)] +
                          [dict(NUM_WARPS=16, OWN_M=1, RED_N=16384, SPLIT=s) for s in (1, 2)] +
-                         [dict(NUM_WARPS=8, OWN_M=1, RED_N=4096, SPLIT=2)]}
+                         [dict(NUM_WARPS=8, OWN_M=1, RED_N=4096, SPLIT=2)] +
+                         ([dict(NUM_WARPS=w, OWN_M=1, RED_N=r, SPLIT=s) for s in (8, 16, 33) for (r, w) in
+                           ((1024, 4), (2048, 4), (2048, 8), (4096, 8))] if os.environ.get("ROWSPLIT_WIDE") else [])}
+    if os.environ.get("ROWSPLIT_WIDE"):
+        del rows["65536x256"]
     for shape, cands in rows.items():
         M, N = map(int, shape.split("x"))
         x = torch.randn(M, N, device="cuda")
@@ -1277,6 +1283,119 @@ def prologue_probe():
         emit(kind="prologue_best", variant=tag, TFLOPs=med, min=lo, max=hi, cand=str(best.get(tag, (0, "-"))[1]))
 
 
+def _subtile_store(src):
+    """The [BM, BN] descriptor store of the output split into two [BM, BN/2] stores (and the
+    launcher's output descriptor blocks halved): half the epilogue's shared-memory tile."""
+    src = re.sub(r"c_odesc\.store\(\[pid_m \* BM, pid_n \* BN\], tl\.broadcast_to\((acc\.to\(tl\.\w+\)), \[BM, BN\]\)\)",
+                 r"_o0, _o1 = tl.split(tl.permute(tl.reshape(\1, (BM, 2, BN // 2)), (0, 2, 1))); "
+                 r"c_odesc.store([pid_m * BM, pid_n * BN], _o0); c_odesc.store([pid_m * BM, pid_n * BN + BN // 2], _o1)", src)
+    return src.replace("[c.stride(0), c.stride(1)], [BM, BN])", "[c.stride(0), c.stride(1)], [BM, BN // 2])").replace(
+        'nargs["c_odesc"].block_shape = [BM, BN]', 'nargs["c_odesc"].block_shape = [BM, BN // 2]')
+
+
+F32OUT_ROWS = [  # (BM, BN, BK, stages, warps, descriptor)
+    (128, 256, 64, 3, 8, 1), (128, 256, 64, 4, 8, 1), (128, 256, 64, 3, 8, 0), (128, 128, 64, 4, 8, 1),
+    (128, 128, 64, 3, 4, 1), (128, 128, 64, 5, 8, 1), (256, 128, 64, 3, 8, 1), (128, 256, 32, 3, 8, 1),
+    (128, 256, 32, 4, 8, 1), (128, 128, 32, 4, 4, 1), (64, 256, 64, 4, 4, 1), (128, 128, 128, 3, 8, 1)]
+
+
+def f32out_probe():
+    """f16 operands, f32 output (gemm_scaled_a without its prologue, and the four prologue
+    kernels), 4096^3: rows of both contraction families' shapes, the output stored as generated
+    and as two half-width descriptor stores, against cuBLAS with an f32 output."""
+    dev = "cuda"
+    M = N = K = 4096
+    fl = 2 * M * N * K
+    a = torch.randn(M, K, device=dev, dtype=torch.float16)
+    b = torch.randn(K, N, device=dev, dtype=torch.float16)
+    c = torch.empty(M, N, device=dev)
+    noprol = lambda s: re.sub(
+        r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
+        "", s)
+    a32, b32 = a.float(), b.float()
+    scale = torch.rand(M, device=dev, dtype=torch.float16) + 0.5
+    bt = b.t().contiguous()
+    cases = {  # name -> (module edit, args, reference, torch's unfused sequence)
+        "plain": (noprol, "gemm_scaled_a", (a, b, c, 0.75), lambda: a32 @ b32),
+        "scaled_a": (None, "gemm_scaled_a", (a, b, c, 0.75), lambda: (a * 0.75).float() @ b32),
+        "row_scale_bt": (None, "gemm_row_scale_bt", (a, scale, bt, c),
+                         lambda: (a * scale[:, None] + 0.5).float() @ (bt + 1).float().t()),
+    }
+    try:
+        torch.mm(a, b, out_dtype=torch.float32)
+        cublas = lambda: torch.mm(a, b, out_dtype=torch.float32)
+        ctag = "cublas_f32out"
+    except Exception:  # noqa: BLE001
+        cublas = lambda: torch.mm(a, b)
+        ctag = "cublas_f16out"
+    for name, (edit, case, args, ref) in cases.items():
+        want = ref()
+        mods = {"gen": variant_module(case, name + "_gen", edit or (lambda s: s)),
+                "sub2": variant_module(case, name + "_sub2", lambda s: _subtile_store(edit(s) if edit else s))}
+        best = {}
+        for (bm, bn, bk, st, w, d) in F32OUT_ROWS:
+            cand = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "NUM_CTAS": 1, "NUM_STAGES": st, "NUM_WARPS": w,
+                    "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": 1}
+            for tag, m in mods.items():
+                if tag == "sub2" and not d:
+                    continue
+                try:
+                    c.fill_(float("nan"))
+                    run = m.bind(cand, *args)
+                    run()
+                    torch.cuda.synchronize()
+                    err = ((c - want).norm() / want.norm()).item()
+                    tf = fl / t(run) / 1e9
+                except Exception as e:  # noqa: BLE001
+                    emit(kind="f32out_row", case=name, variant=tag, cand=str((bm, bn, bk, st, w, d)), error=repr(e)[:160])
+                    continue
+                emit(kind="f32out_row", case=name, variant=tag, cand=str((bm, bn, bk, st, w, d)), TFLOPs=tf, err=err)
+                if err < 1e-3 and tf > best.get(tag, (0, None))[0]:
+                    best[tag] = (tf, cand)
+        fns = {tag: mods[tag].bind(best[tag][1], *args) for tag in best}
+        fns[ctag] = cublas
+        res = rotating_rounds(fns, list(fns), fl / 1e9, rounds=4)
+        for tag, (med, lo, hi) in res.items():
+            emit(kind="f32out_best", case=name, variant=tag, TFLOPs=med, min=lo, max=hi,
+                 cand=str(best.get(tag, (0, "-"))[1]))
+
+
+def prolpersist_probe():
+    """Which combination of a fused operand prologue (gemm_scaled_a: `a * alpha`), persistent
+    traversal (WORKERS), tensor descriptors and pipeline depth computes wrong results on the GPU:
+    the relative error of each against an f32 product, at 4096^3 and 512x384x320."""
+    dev = "cuda"
+    gen = load("gemm_scaled_a")
+    nosel = variant_module("gemm_scaled_a", "nosel2", lambda s: re.sub(
+        r"av = tl\.where\(rk\[None, :\] < K, (v\d+), 0\.0\)", r"av = \1", s))
+    noprol = variant_module("gemm_scaled_a", "noprol2", lambda s: re.sub(
+        r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
+        "", s))
+    for M, N, K in [(4096, 4096, 4096), (512, 384, 320)]:
+        a = torch.randn(M, K, device=dev, dtype=torch.float16)
+        b = torch.randn(K, N, device=dev, dtype=torch.float16)
+        c = torch.empty(M, N, device=dev)
+        want = (a * 0.75).float() @ b.float()
+        want_np = a.float() @ b.float()
+        for tag, m in (("gen", gen), ("nosel", nosel), ("noprol", noprol)):
+            for (bm, bn, bk, st, w) in ((128, 256, 64, 3, 8), (128, 128, 64, 4, 8), (64, 64, 32, 2, 4)):
+                for d in (1, 0):
+                    for workers in (132, 1):
+                        for stages in sorted({st, 1}):
+                            cand = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "NUM_CTAS": 1, "NUM_STAGES": stages,
+                                    "NUM_WARPS": w, "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": workers}
+                            try:
+                                c.fill_(float("nan"))
+                                m.bind(cand, a, b, c, 0.75)()
+                                torch.cuda.synchronize()
+                                ref = want_np if tag == "noprol" else want
+                                err = ((c - ref).norm() / ref.norm()).item()
+                            except Exception as e:  # noqa: BLE001
+                                emit(kind="prolpersist", shape=f"{M}x{N}x{K}", variant=tag, cand=str((bm, bn, bk, stages, w, d, workers)), error=repr(e)[:120])
+                                continue
+                            emit(kind="prolpersist", shape=f"{M}x{N}x{K}", variant=tag, cand=str((bm, bn, bk, stages, w, d, workers)), err=err)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1290,7 +1409,7 @@ if __name__ == "__main__":
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
              "evict": evict_probe, "rowsplit": rowsplit_probe,
              "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
-             "prologue": prologue_probe}
+             "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -395,6 +395,12 @@ static LogicalResult verifyStoredView(Operation *op, int64_t view) {
 LogicalResult StoreOp::verify() {
   if (getDescriptor() && !isa<MergeKOp>((*this)->getParentOp()))
     return emitOpError() << "stores through a descriptor only in the epilogue of an igpu.merge_k";
+  if (auto slices = getSlices()) {
+    if (!getDescriptor())
+      return emitOpError() << "slices apply to a store through a descriptor";
+    if (*slices != 1 && *slices != 2)
+      return emitOpError() << "slices " << *slices << ": a descriptor store goes out in 1 or 2 column slices";
+  }
   return verifyStoredView(*this, getView());
 }
 

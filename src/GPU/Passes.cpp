@@ -248,20 +248,50 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
                                    " elements per thread exceeds 256");
     if (ps.kind != StructureKind::Matmul)
       return;
-    int64_t bytes = ps.dominantBits > 16 ? 4 : 2; // operand element width
-    int64_t smem = (get("BM") + get("BN")) * get("BK") * bytes * std::max<int64_t>(get("NUM_STAGES"), 1);
+    auto bytes = [](Value view) { return (kir::kirElementType(view.getType()).getIntOrFloatBitWidth() + 7) / 8; };
+    ContractionInfo ci = *ps.contraction; // a copy: op accessors are not const
+    int64_t smem = (get("BM") * bytes(ci.lhsLoad.getView()) + get("BN") * bytes(ci.rhsLoad.getView())) *
+                   get("BK") * std::max<int64_t>(get("NUM_STAGES"), 1);
+    // Measured on the H200 with Triton 3.6 (docs/performance.md, stop 19): a pipelined K loop
+    // inside the persistent tile loop computes wrong tiles when an operand passes through a
+    // prologue (the MMA takes it from registers); one stage, or one program per tile, is right.
+    if ((ci.lhsPrologue || ci.rhsPrologue) && get("WORKERS") > 1 && get("NUM_STAGES") > 1)
+      return reject("illegal", "persistent traversal with a pipelined K loop miscomputes operand prologues "
+                               "(Triton 3.6, measured)");
+    auto kib = [](int64_t b) { return std::to_string(b / 1024) + " KiB"; };
     if (caps.smemPerBlock && smem > caps.smemPerBlock)
-      return reject("illegal", "pipeline needs " + std::to_string(smem / 1024) + " KiB shared memory, above " +
-                                   std::to_string(caps.smemPerBlock / 1024) + " KiB per block");
+      return reject("illegal", "pipeline needs " + kib(smem) + " shared memory, above " + kib(caps.smemPerBlock) +
+                                   " per block");
     if (get("BM") * get("BN") / threads > 256)
-      reject("unknown", "large accumulator per thread; register allocation is left to Triton");
+      return reject("unknown", "large accumulator per thread; register allocation is left to Triton");
+    // Descriptor stores stage the output tile in shared memory; whether Triton
+    // reuses the pipeline's buffers for it is its choice.
+    int64_t staged = get("USE_TENSOR_DESCRIPTOR") ? get("BM") * get("BN") * stagedBytesPerElement / 2 : 0;
+    if (caps.smemPerBlock && smem + staged > caps.smemPerBlock)
+      reject("unknown", "pipeline " + kib(smem) + " and output staging " + kib(staged) + " exceed " +
+                            kib(caps.smemPerBlock) + " per block unless Triton reuses the pipeline's buffers");
   }
+
+  /// Twice the bytes per output tile element that descriptor stores stage
+  /// (halves: a column slice of a 32-bit output stages 2 bytes per element).
+  int64_t stagedBytesPerElement = 0;
 
   void runOnOperation() override {
     kir::KernelOp kernel = getOperation();
     if (failed(requireInput(*this, state, kernel, kConfigurations)))
       return signalPassFailure();
     const ProgramStructure &ps = *state->structure;
+    llvm::DenseMap<int64_t, int64_t> staging; // view -> its share (each traversal stores it once)
+    kernel.walk([&](igpu::StoreOp st) {
+      if (!st.getDescriptor())
+        return;
+      Type view = kernel.getBody().front().getArgument(st.getView()).getType();
+      int64_t bits = kir::kirElementType(view).getIntOrFloatBitWidth();
+      staging[st.getView()] = 2 * ((bits + 7) / 8) / st.getSlices().value_or(1);
+    });
+    stagedBytesPerElement = 0;
+    for (auto [view, share] : staging)
+      stagedBytesPerElement += share;
     std::vector<RowOutcome> &rows = state->rows;
     auto live = [](const RowOutcome &o) { return o.status == "kept" || o.status == "unknown"; };
     for (size_t i = 0; i < rows.size(); ++i) {

@@ -315,7 +315,7 @@ void ProgramBuilder::splitReduction() {
 /// (GROUP_M rows of tiles at a time, for L2 reuse), its share of the K tiles, the
 /// K loop, and the split-K merge whose body is the epilogue: every store, through
 /// a descriptor where the view is indexed exactly by the tile's ([batch,] m, n)
-/// coordinates.
+/// coordinates (32-bit outputs in two column halves: igpu.store `slices`).
 void ProgramBuilder::outputTile(Value index) {
   bool batched = ps.contraction->batch != 0;
   const int m = batched ? 1 : 0;
@@ -342,8 +342,11 @@ void ProgramBuilder::outputTile(Value index) {
   SmallVector<int> whole = batched ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
   for (kir::StoreOp st : kernelStores()) {
     auto store = b.create<igpu::StoreOp>(loc, viewIndex(st));
-    if (ps.axes.lookup(st.getView()) == whole)
-      store.setDescriptor(true);
+    if (ps.axes.lookup(st.getView()) != whole)
+      continue;
+    store.setDescriptor(true);
+    if (kir::kirElementType(st.getView().getType()).getIntOrFloatBitWidth() >= 32)
+      store.setSlices(2);
   }
 }
 

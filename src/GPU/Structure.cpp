@@ -300,7 +300,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (isa<kir::ViewType>(t))
       bits = std::max(bits, elementBits(t));
   ps.dominantBits = bits ? bits : 32;
-  bool narrow = ps.dominantBits <= 16;
+  bool narrow = ps.dominantBits <= 16; // a contraction decides by its operands below
 
   // Anchor of the iteration space.
   Value anchor;
@@ -408,6 +408,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.axes[ci.lhsLoad.getResult()] = canon(labels->lhs);
     ps.axes[ci.rhsLoad.getResult()] = canon(labels->rhs);
     ps.contraction = ci;
+    ps.operandBits = std::max(elementBits(ci.lhsLoad.getView().getType()),
+                              elementBits(ci.rhsLoad.getView().getType()));
   }
 
   SmallVector<int> identity;
@@ -528,6 +530,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
                          "its axis (never split)");
   } else if (ps.kind == StructureKind::Matmul) {
+    // The operands decide: their tiles fill the pipeline and the tensor cores; a
+    // wider output only widens the epilogue (stored in column halves, igpu.store).
+    narrow = ps.operandBits <= 16;
     ps.family = narrow && caps.matrixUnits ? "contraction_narrow" : "contraction";
     ps.facts.push_back("one kir.contract whose free axes are the parallel axes; pointwise "
                        "epilogue fused before the stores");
@@ -542,7 +547,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.family = narrow ? "pointwise_narrow" : "pointwise";
     ps.facts.push_back("no reduced or scanned axes: every output element is independent");
   }
-  if (narrow)
+  if (narrow && ps.kind == StructureKind::Matmul)
+    ps.facts.push_back("operand element width " + std::to_string(ps.operandBits) + " bits (<= 16: narrow)");
+  else if (narrow)
     ps.facts.push_back("dominant element width " + std::to_string(ps.dominantBits) +
                        " bits (<= 16: narrow)");
   if (rank == 0 && ps.kind != StructureKind::SplitReduction)

@@ -159,10 +159,17 @@ def IGPU_StoreOp : IGPU_Op<"store"> {
   let description = [{
     `descriptor` (in the epilogue of an igpu.merge_k): the view is indexed
     exactly by the tile's [batch,] M and N coordinates, so candidates that use
-    tensor descriptors store it through one (a TMA store).
+    tensor descriptors store it through one (a TMA store). `slices 2`: the tile
+    goes out as two [BM, BN / 2] column halves, so the shared-memory staging
+    tile of a 32-bit output is no larger than a 16-bit one's and leaves room for
+    the operand pipeline.
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$view, UnitAttr:$descriptor);
-  let assemblyFormat = "`view` $view (`descriptor` $descriptor^)? attr-dict";
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$view, UnitAttr:$descriptor,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$slices);
+  let assemblyFormat = "`view` $view (`descriptor` $descriptor^)? (`slices` $slices^)? attr-dict";
+  let builders = [OpBuilder<(ins "int64_t":$view), [{
+    build($_builder, $_state, $_builder.getI64IntegerAttr(view), nullptr, nullptr);
+  }]>];
   let hasVerifier = 1;
 }
 

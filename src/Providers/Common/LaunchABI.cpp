@@ -164,7 +164,8 @@ PythonNames pythonNames(kir::KernelOp kernel) {
       for (int64_t a = 0; view && a < view.getRank(); ++a)
         d.push_back((n + "_s" + llvm::Twine(a)).str());
       if (view)
-        d.push_back((n + "_odesc").str());
+        for (const char *suffix : {"_odesc", "_olo", "_ohi"}) // output descriptor, its column halves
+          d.push_back((n + suffix).str());
       return d;
     };
     std::string fallback = "arg" + std::to_string(i);

@@ -969,6 +969,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
 struct EpilogueStore {
   kir::StoreOp store;
   bool descriptor;
+  int64_t slices; ///< column slices of a descriptor store (1 or 2)
 };
 
 /// igpu.merge_k: split K programs write f32 partials to a workspace and count
@@ -1033,7 +1034,14 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
       std::string elt = tlType(cast<kir::ViewType>(st.getView().getType()).getElementType());
       std::string tile = isLiteralExpr(v) ? "tl.full([BM, BN], " + v + ", " + elt + ")"
                                   : "tl.broadcast_to(" + v + ".to(" + elt + "), [BM, BN])";
-      py.line(e.argName(st.getView()) + "_odesc.store([" + rowOff + t.mStart + ", " + t.nStart + "], " + tile + ")");
+      std::string out = e.argName(st.getView()), at = "[" + rowOff + t.mStart + ", ";
+      if (es.slices == 2) {
+        py.line(out + "_olo, " + out + "_ohi = tl.split(tl.permute(tl.reshape(" + tile + ", [BM, 2, BN // 2]), (0, 2, 1)))");
+        py.line(out + "_odesc.store(" + at + t.nStart + "], " + out + "_olo)");
+        py.line(out + "_odesc.store(" + at + t.nStart + " + BN // 2], " + out + "_ohi)");
+      } else {
+        py.line(out + "_odesc.store(" + at + t.nStart + "], " + tile + ")");
+      }
     }
     py.pop();
     if (mo.batched) {
@@ -1296,7 +1304,7 @@ void ProgramEmitter::visit(Operation *op) {
   } else if (auto merge = dyn_cast<igpu::MergeKOp>(op)) {
     std::vector<EpilogueStore> stores;
     for (auto st : merge.getRegion().front().getOps<igpu::StoreOp>())
-      stores.push_back({storeOf(st.getView()), st.getDescriptor()});
+      stores.push_back({storeOf(st.getView()), st.getDescriptor(), st.getSlices().value_or(1)});
     emitMergeK(e, tma, text(merge.getGroup()), tileText(merge.getRows(), merge.getCols(), merge.getBatch()), stores);
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
@@ -1469,11 +1477,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   bool hostDesc = tma && ps.contraction;
   bool deviceDesc = tma && batchedMM;
   std::vector<Value> outDescViews; // output views stored through descriptors, each once
+  llvm::DenseMap<Value, int64_t> outDescSlices; // ... and in how many column slices
   if (igpu::ProgramOp p = programOf(kernel); p && hostDesc)
     p.walk([&](igpu::StoreOp st) {
       Value view = block.getArgument(st.getView());
-      if (st.getDescriptor() && !llvm::is_contained(outDescViews, view))
+      if (st.getDescriptor() && !llvm::is_contained(outDescViews, view)) {
         outDescViews.push_back(view);
+        outDescSlices[view] = st.getSlices().value_or(1);
+      }
     });
   if (ps.kind != StructureKind::Matmul) {
     // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
@@ -1635,8 +1646,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     for (Value v : outDescViews) {
       std::string n = e.argName(v);
       noneOut += ", \"" + n + "_odesc\": None";
-      outDescs += ",\n            \"" + n + "_odesc\": " + descExpr(v, false, mAx, nAx, "BM", "BN", oBlock);
-      outBlocks += "        nargs[\"" + n + "_odesc\"].block_shape = [BM, BN]\n";
+      std::string cols = outDescSlices.lookup(v) == 2 ? "BN // 2" : "BN"; // one column slice per store
+      outDescs += ",\n            \"" + n + "_odesc\": " + descExpr(v, false, mAx, nAx, "BM", cols, oBlock);
+      outBlocks += "        nargs[\"" + n + "_odesc\"].block_shape = " + oBlock + "\n";
       outNames += ", " + e.launchName(v);
     }
     if (batched) {
