@@ -483,6 +483,13 @@ def prologue():
         record(kind="bench", case=case, shape="16x2048^3" if case.startswith("bmm") else "4096^3",
                ours_TFLOPs=flops / ours / 1e9, torch_TFLOPs=flops / ref / 1e9, vs_torch=ref / ours, tune_s=ts,
                winner=win)
+        # The winner's tile with the other prologue form (fused / run once), where that is a candidate.
+        m = load(case, "triton")
+        other = dict(win, PROLOGUE_ONCE=1 - win["PROLOGUE_ONCE"]) if "PROLOGUE_ONCE" in win else None
+        if other in m.CANDIDATES:
+            a_win, a_other = bench_interleaved([run, m.bind(other, *args)])
+            record(kind="prologue_form", case=case, winner_once=win["PROLOGUE_ONCE"],
+                   winner_TFLOPs=flops / a_win / 1e9, other_form_TFLOPs=flops / a_other / 1e9)
 
 
 if __name__ == "__main__":

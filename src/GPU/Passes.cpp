@@ -201,10 +201,17 @@ struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectPro
     std::string family = kernel->getAttrOfType<StringAttr>(kFamily).str();
     state->rows.clear();
     std::vector<providers::Candidate> projected;
+    // A contraction prologue's form has no profile column: each row is tried both ways.
+    auto form = llvm::find_if(targets, [](const Target &t) { return t.symbol == "PROLOGUE_ONCE"; });
     for (const tuning::EffectiveRow &row : state->ctx->table.rows(family)) {
-      state->rows.push_back({&row, project(targets, row)});
-      if (llvm::find(projected, state->rows.back().bound) == projected.end())
-        projected.push_back(state->rows.back().bound);
+      providers::Candidate bound = project(targets, row);
+      for (int64_t once : form != targets.end() ? form->domain : std::vector<int64_t>{0}) {
+        if (form != targets.end())
+          bound["PROLOGUE_ONCE"] = once;
+        state->rows.push_back({&row, bound});
+        if (llvm::find(projected, bound) == projected.end())
+          projected.push_back(bound);
+      }
     }
     if (failed(setConfigurations(kernel, "shared", projected)))
       return signalPassFailure();
@@ -223,6 +230,7 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
     const ProgramStructure &ps = *state->structure;
     const tuning::TargetCaps &caps = state->ctx->caps;
     auto get = [&](const char *k) { return o.bound.count(k) ? o.bound.at(k) : 1; };
+    bool once = o.bound.count("PROLOGUE_ONCE") && o.bound.at("PROLOGUE_ONCE"); // prologues run before
     int64_t warps = get("NUM_WARPS");
     int64_t threads = warps * 32;
     int64_t elems = 0;
@@ -248,16 +256,19 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
                                    " elements per thread exceeds 256");
     if (ps.kind != StructureKind::Matmul)
       return;
-    auto bytes = [](Value view) { return (kir::kirElementType(view.getType()).getIntOrFloatBitWidth() + 7) / 8; };
+    auto bytes = [](Value v) { return (kir::kirElementType(v.getType()).getIntOrFloatBitWidth() + 7) / 8; };
     ContractionInfo ci = *ps.contraction; // a copy: op accessors are not const
-    int64_t smem = (get("BM") * bytes(ci.lhsLoad.getView()) + get("BN") * bytes(ci.rhsLoad.getView())) *
+    // The pipeline stages the views' tiles, or the workspaces of prologues run once.
+    int64_t smem = (get("BM") * bytes(once ? Value(ci.op.getLhs()) : Value(ci.lhsLoad.getView())) +
+                    get("BN") * bytes(once ? Value(ci.op.getRhs()) : Value(ci.rhsLoad.getView()))) *
                    get("BK") * std::max<int64_t>(get("NUM_STAGES"), 1);
     // Measured on the H200 with Triton 3.6 (docs/performance.md, stop 19): a pipelined K loop
     // inside the persistent tile loop computes wrong tiles when an operand passes through a
-    // prologue (the MMA takes it from registers); one stage, or one program per tile, is right.
-    if ((ci.lhsPrologue || ci.rhsPrologue) && get("WORKERS") > 1 && get("NUM_STAGES") > 1)
-      return reject("illegal", "persistent traversal with a pipelined K loop miscomputes operand prologues "
-                               "(Triton 3.6, measured)");
+    // prologue (the MMA takes it from registers); one stage, one program per tile, or the
+    // prologue run once before the contraction is right.
+    if ((ci.lhsPrologue || ci.rhsPrologue) && !once && get("WORKERS") > 1 && get("NUM_STAGES") > 1)
+      return reject("illegal", "a fused prologue (PROLOGUE_ONCE=0) under persistent traversal with a pipelined "
+                               "K loop computed wrong tiles (Triton 3.6, measured)");
     auto kib = [](int64_t b) { return std::to_string(b / 1024) + " KiB"; };
     if (caps.smemPerBlock && smem > caps.smemPerBlock)
       return reject("illegal", "pipeline needs " + kib(smem) + " shared memory, above " + kib(caps.smemPerBlock) +

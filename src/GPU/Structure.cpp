@@ -408,8 +408,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.axes[ci.lhsLoad.getResult()] = canon(labels->lhs);
     ps.axes[ci.rhsLoad.getResult()] = canon(labels->rhs);
     ps.contraction = ci;
-    ps.operandBits = std::max(elementBits(ci.lhsLoad.getView().getType()),
-                              elementBits(ci.rhsLoad.getView().getType()));
+    ps.operandBits = std::max(elementBits(ci.op.getLhs().getType()), elementBits(ci.op.getRhs().getType()));
   }
 
   SmallVector<int> identity;
@@ -530,8 +529,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
                          "its axis (never split)");
   } else if (ps.kind == StructureKind::Matmul) {
-    // The operands decide: their tiles fill the pipeline and the tensor cores; a
-    // wider output only widens the epilogue (stored in column halves, igpu.store).
+    // The MMA operands decide (after any prologue: a prologue run once stages them as
+    // such); a wider output only widens the epilogue (stored in column halves, igpu.store).
     narrow = ps.operandBits <= 16;
     ps.family = narrow && caps.matrixUnits ? "contraction_narrow" : "contraction";
     ps.facts.push_back("one kir.contract whose free axes are the parallel axes; pointwise "
@@ -655,6 +654,12 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       add({"USE_TENSOR_DESCRIPTOR", "access_form", "bool", {0, 1},
            {"operand loads: tensor descriptor (TMA) or pointer"},
            {"launcher checks 16-byte aligned base and strides, unit last stride"}});
+    // No profile column: every row is tried both ways (the projection pass).
+    if (ps.contraction && (ps.contraction->lhsPrologue || ps.contraction->rhsPrologue))
+      add({"PROLOGUE_ONCE", "prologue_form", "bool", {0, 1},
+           {"0: each operand prologue runs on every loaded K tile, inside the contraction; 1: once "
+            "over the operand's view into a workspace of the MMA operand type, launched before it"},
+           {"an operand with a pointwise prologue"}});
   }
   return ps;
 }

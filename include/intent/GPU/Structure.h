@@ -73,7 +73,7 @@ struct ProgramStructure {
   std::optional<ContractionInfo> contraction;
   std::vector<Parameter> parameters;
   int dominantBits = 32;
-  int operandBits = 0; ///< contraction: the wider of the operand views' elements
+  int operandBits = 0; ///< contraction: element width of its (MMA) operands
 };
 
 /// L2 eviction priority of a load (igpu-assign-cache-hints).

@@ -880,9 +880,16 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
     std::string v = e.value(operand);
     py.line(std::string(var) + " = " + (zeroPreserving ? v : "tl.where(" + e.coords.mask[kAx] + ", " + v + ", 0.0)"));
   };
+  // PROLOGUE_ONCE candidates load workspaces that already hold the prologues' values.
   auto prologues = [&] {
+    if (anyPrologue) {
+      py.line("if not PROLOGUE_ONCE:");
+      py.push();
+    }
     prologue(ci.op.getLhs(), ci.lhsLoad, ci.lhsZeroPreserving, "av", true);
     prologue(ci.op.getRhs(), ci.rhsLoad, ci.rhsZeroPreserving, "bv", false);
+    if (anyPrologue)
+      py.pop();
   };
   std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
   py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
@@ -1450,6 +1457,49 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   py.pop();
 }
 
+/// The operand prologue of a PROLOGUE_ONCE candidate as its own kernel: the
+/// prologue's value over the whole view of `load`, [_PR, _PC] elements per program
+/// (program 2: the batch), stored in the MMA operand type into the workspace `_pw`
+/// of the view's shape. `params`: the contraction kernel's runtime parameters.
+std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps, Value operand, kir::LoadOp load,
+                               const std::string &fnName, const std::vector<std::string> &params,
+                               std::set<std::string> &numericHelpers) {
+  Py py;
+  py.push();
+  Emitter e(kernel, ps, py);
+  MatmulOperands mo(e);
+  SmallVector<int> axes(ps.axes.lookup(load.getView()));
+  auto shape = cast<kir::ViewType>(load.getView().getType()).getShape();
+  // The view's dims in order: the batch (canonical axis 0 of a batched contraction), then rows and columns.
+  int batchDim = -1;
+  SmallVector<int> tileDims;
+  for (auto [d, axis] : llvm::enumerate(axes))
+    if (mo.batched && axis == 0)
+      batchDim = d;
+    else
+      tileDims.push_back(d);
+  int r = tileDims[0], c = tileDims[1];
+  py.line("_pr = tl.program_id(0) * _PR + tl.arange(0, _PR)");
+  py.line("_pc = tl.program_id(1) * _PC + tl.arange(0, _PC)");
+  TileText t;
+  if (batchDim >= 0) {
+    py.line("_pb = tl.program_id(2).to(tl.int64)");
+    t.batch = "_pb";
+  }
+  setTileCoords(e, mo, t, axes[r], "_pr", e.dim(shape[r]), axes[c], "_pc", e.dim(shape[c]));
+  std::string v = e.value(operand);
+  std::string off = (batchDim >= 0 ? "_pb * _pw_s" + std::to_string(batchDim) + " + " : std::string()) +
+                    "_pr.to(tl.int64)[:, None] * _pw_s" + std::to_string(r) + " + _pc.to(tl.int64)[None, :] * _pw_s" +
+                    std::to_string(c);
+  py.line("tl.store(_pw + " + off + ", (" + v + ").to(" + tlType(kir::kirElementType(operand.getType())) +
+          "), mask=(" + e.coords.mask[axes[r]] + ") & (" + e.coords.mask[axes[c]] + "))");
+  numericHelpers.insert(e.numericHelpers.begin(), e.numericHelpers.end());
+  std::string sig = llvm::join(params, ", ") + ", _pw";
+  for (size_t d = 0; d < axes.size(); ++d)
+    sig += ", _pw_s" + std::to_string(d);
+  return "@triton.jit\ndef " + fnName + "(" + sig + ", _PR: tl.constexpr, _PC: tl.constexpr):\n" + py.take() + "\n";
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1509,10 +1559,12 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
 
   // Kernel parameters: views (pointer + strides), scalars, extent symbols, R, C.
   std::vector<std::string> kparams, kargs, access, keyNames;
+  std::map<unsigned, size_t> kargOf; // view argument -> position of its pointer in `args`
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i) {
     std::string n = e.names.kernelArgument(i), ln = e.names.argument(i);
     Type t = kernel.getArgumentTypes()[i];
     if (auto v = dyn_cast<kir::ViewType>(t)) {
+      kargOf[i] = kargs.size();
       kparams.push_back(n);
       kargs.push_back(ln);
       for (int64_t d = 0; d < v.getRank(); ++d) {
@@ -1539,6 +1591,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   kparams.push_back("R");
   kparams.push_back("C");
+  const std::vector<std::string> runtimeParams = kparams; // what a prologue kernel takes too
   if (hostDesc) { // host-side tensor descriptors, None for pointer-form candidates
     kparams.push_back("a_desc");
     kparams.push_back("b_desc");
@@ -1581,10 +1634,35 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "PROGRAM_KEY = \"" << programKey << "\"\n";
   os << "FAMILY = \"" << ps.family << "\"\n\n";
   os << providers::emitArgumentChecks(kernel) << "\n";
+  std::set<std::string> emittedHelpers = e.numericHelpers;
   for (const auto &h : e.numericHelpers)
     os << numericHelperSources().at(h) << "\n";
   for (const auto &h : e.helperFns)
     os << h << "\n";
+  // PROLOGUE_ONCE: each operand prologue as its own kernel (emitted first: it may add helpers).
+  struct OncePrologue {
+    unsigned arg;      ///< the view's argument index
+    std::string fn;    ///< its kernel
+    std::string dtype; ///< torch dtype of the MMA operand
+  };
+  std::vector<OncePrologue> once;
+  std::string onceKernels;
+  if (ps.contraction && (ps.contraction->lhsPrologue || ps.contraction->rhsPrologue)) {
+    ContractionInfo ci = *ps.contraction;
+    for (auto [operand, load, tag] : {std::make_tuple(Value(ci.op.getLhs()), ci.lhsLoad, "a"),
+                                      std::make_tuple(Value(ci.op.getRhs()), ci.rhsLoad, "b")}) {
+      if (operand == load.getResult())
+        continue;
+      std::string fn = name + "_prologue_" + tag;
+      onceKernels += emitPrologueKernel(kernel, ps, operand, load, fn, runtimeParams, e.numericHelpers);
+      once.push_back({cast<BlockArgument>(load.getView()).getArgNumber(), fn,
+                      providers::torchDType(kir::kirElementType(operand.getType()))});
+    }
+  }
+  for (const auto &h : e.numericHelpers)
+    if (!emittedHelpers.count(h))
+      os << numericHelperSources().at(h) << "\n";
+  os << onceKernels;
   os << "@triton.jit\ndef " << name << "_kernel(" << llvm::join(kparams, ", ");
   for (const auto &c : constexprs)
     os << ", " << c << ": tl.constexpr";
@@ -1712,7 +1790,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         restore.push_back("\"" + e.names.kernelArgument(i) + "\"");
   std::string jitName = name + "_kernel";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
-     << (ps.kind == StructureKind::Matmul ? " if c.get(\"SPLIT_K\", 1) == 1] or [_config(CANDIDATES[0])"
+     << (ps.kind == StructureKind::Matmul
+             ? " if c.get(\"SPLIT_K\", 1) == 1 and not c.get(\"PROLOGUE_ONCE\", 0)] or [_config(CANDIDATES[0])"
                                            : "")
      << "],\n    key=["
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
@@ -1739,6 +1818,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::optional<ContractionInfo> contraction = ps.contraction; // ops' accessors are non-const
   std::string aName = contraction ? e.launchName(contraction->lhsLoad.getView()) : "";
   std::string bName = contraction ? e.launchName(contraction->rhsLoad.getView()) : "";
+  if (tma)
+    os << "def _tma_ok(" << params << "):\n"
+       << "    return torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
+       << [&] { std::string r; if (!batchedMM) for (Value v : outDescViews) r += ", " + e.launchName(v); return r; }()
+       << ")\n\n";
   os << "def _prepare(" << params << "):\n";
   os << "    _ext = _check_args(" << params << ")\n";
   for (const auto &s : syms)
@@ -1772,8 +1856,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    grid = lambda META: " << gridExpr << "\n";
   }
   if (tma)
-    os << "    tma_ok = torch.cuda.is_available() and " << aName << ".is_cuda and _tma_eligible(" << aName << ", " << bName
-       << [&] { std::string r; if (!batchedMM) for (Value v : outDescViews) r += ", " + e.launchName(v); return r; }() << ")\n";
+    os << "    tma_ok = _tma_ok(" << params << ")\n";
   else
     os << "    tma_ok = False\n";
   if (tma && batchedMM) // batched outputs only need eligibility for the flattened form
@@ -1809,6 +1892,41 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    if _LAST[0] != key:\n"
         "        _LAST[0], _LAST[1], _LAST[2] = key, _prepare(*launch_args), {}\n"
         "    return _LAST[1]\n\n";
+  if (!once.empty()) {
+    os << "def _once_alloc(" << params << "):\n"
+          "    \"\"\"PROLOGUE_ONCE: a workspace per operand prologue, of its view's shape in the MMA operand type.\"\"\"\n"
+          "    return [";
+    for (auto [k, o] : llvm::enumerate(once)) {
+      std::string v = e.names.argument(o.arg);
+      os << (k ? ", " : "") << "torch.empty(" << v << ".shape, device=" << v << ".device, dtype=" << o.dtype << ")";
+    }
+    os << "]\n\n";
+    os << "def _once_run(args, ws):\n"
+          "    \"\"\"Runs each operand prologue once over its whole view into its workspace (the caller's stream).\"\"\"\n";
+    for (auto [k, o] : llvm::enumerate(once)) {
+      SmallVector<int> axes(ps.axes.lookup(kernel.getArgument(o.arg)));
+      std::string b = "1", rc[2];
+      int t = 0;
+      for (auto [d, axis] : llvm::enumerate(axes))
+        if (batchedMM && axis == 0)
+          b = "w.shape[" + std::to_string(d) + "]";
+        else
+          rc[t++] = "w.shape[" + std::to_string(d) + "]";
+      os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << rc[0]
+         << ", 16), triton.cdiv(" << rc[1] << ", 256), " << b
+         << ")](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
+    }
+    os << "\ndef _once_swap(launch_args, args, ws):\n"
+          "    \"\"\"The launch and kernel arguments with each workspace in its view's place.\"\"\"\n"
+          "    la, ka = list(launch_args), list(args)\n";
+    for (auto [k, o] : llvm::enumerate(once)) {
+      size_t at = kargOf.at(o.arg);
+      int64_t rank = cast<kir::ViewType>(kernel.getArgumentTypes()[o.arg]).getRank();
+      os << "    la[" << o.arg << "] = ws[" << k << "]\n    ka[" << at << ":" << at + 1 + rank << "] = [ws[" << k
+         << "], *ws[" << k << "].stride()]\n";
+    }
+    os << "    return tuple(la), ka\n\n";
+  }
   if (ps.kind == StructureKind::Matmul)
     os << "def _workspace(cand, wshape):\n"
           "    \"\"\"Split K: the f32 partials [SPLIT_K, batch, M, N] and one zeroed arrival counter per\n"
@@ -1842,6 +1960,16 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def _run_candidate(cand, launch_args):\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _validated(launch_args)\n";
   os << "    if empty:\n        return\n";
+  // PROLOGUE_ONCE: the contraction reads workspaces, written first (per launch: the views may change).
+  std::string onceSwap = "        ws = _once_alloc(*launch_args)\n"
+                         "        view_args = args\n"
+                         "        launch_args, args = _once_swap(launch_args, args, ws)\n";
+  if (tma)
+    onceSwap += "        tma_ok = _tma_ok(*launch_args)\n";
+  if (tma && batchedMM)
+    onceSwap += "        extra = dict(extra, FLAT=bool(tma_ok and _flat_ok(*launch_args)))\n";
+  if (!once.empty())
+    os << "    once = cand.get(\"PROLOGUE_ONCE\", 0)\n    if once:\n" << onceSwap;
   os << "    if cand.get(\"USE_TENSOR_DESCRIPTOR\", 0) and not tma_ok:\n"
         "        raise ValueError(\"candidate needs tensor descriptors but the arguments are not 16-byte aligned with unit last stride\")\n";
   os << "    meta = _meta(cand)\n    meta.update(extra)\n";
@@ -1849,11 +1977,18 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    meta.update(_split_work(grid(meta), wshape))\n";
   if (deviceDesc)
     os << "    triton.set_allocator(_tma_alloc)\n";
-  if (hostDesc)
-    os << "    blocks = tuple(cand.get(k, 0) for k in (\"USE_TENSOR_DESCRIPTOR\", \"BM\", \"BN\", \"BK\"))\n"
-          "    if blocks not in _LAST[2]:\n"
-          "        _LAST[2][blocks] = _descs(cand, *launch_args)\n"
-          "    meta.update(_LAST[2][blocks])\n";
+  if (hostDesc) {
+    // Descriptors of the caller's tensors are kept per block shape; workspaces are new each launch.
+    std::string in = once.empty() ? "    " : "        ";
+    if (!once.empty())
+      os << "    if once:\n        meta.update(_descs(cand, *launch_args))\n    else:\n";
+    os << in << "blocks = tuple(cand.get(k, 0) for k in (\"USE_TENSOR_DESCRIPTOR\", \"BM\", \"BN\", \"BK\"))\n"
+       << in << "if blocks not in _LAST[2]:\n"
+       << in << "    _LAST[2][blocks] = _descs(cand, *launch_args)\n"
+       << in << "meta.update(_LAST[2][blocks])\n";
+  }
+  if (!once.empty())
+    os << "    if once:\n        _once_run(view_args, ws)\n";
   if (ps.kind == StructureKind::Matmul)
     os << "    _launch(grid, args, meta, cand, wshape)\n\n";
   else
@@ -1863,6 +1998,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def bind(cand, *launch_args):\n";
   os << "    \"\"\"Validates once and returns a zero-argument callable that launches `cand` on these tensors.\"\"\"\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(*launch_args)\n";
+  if (!once.empty())
+    os << "    once = cand.get(\"PROLOGUE_ONCE\", 0)\n    if once:  # the workspaces are reused by every run\n"
+       << onceSwap;
   os << "    meta = _meta(cand)\n    meta.update(extra)\n    g = grid(meta)\n";
 
   if (hostDesc)
@@ -1876,6 +2014,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    def run():\n";
   if (ps.kind == StructureKind::Matmul) {
     os << "        if not empty:\n";
+    if (!once.empty())
+      os << "            if once:\n                _once_run(view_args, ws)\n";
     os << "            _launch(grid, args, meta, cand, wshape, work)\n";
   } else {
     os << "        if not empty:\n";
@@ -1903,8 +2043,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
   if (ps.kind == StructureKind::Matmul)
-    os << "    # Split-K candidates need a workspace per configuration: Triton's autotuner cannot run them.\n"
-          "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1]\n"
+    os << "    # Split-K and prologue-once candidates need workspaces: Triton's autotuner cannot run them.\n"
+          "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1 and not c.get(\"PROLOGUE_ONCE\", 0)]\n"
           "    if cands and not whole:\n"
           "        _run_candidate(cands[0], " << argTuple << ")\n"
           "        return\n"

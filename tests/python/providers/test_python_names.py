@@ -32,20 +32,23 @@ def hostile(compile_kir):
     return compile_kir(HOSTILE, target="triton"), compile_kir(HOSTILE, target="reference")
 
 
-@pytest.mark.parametrize("name", ["gemm_lower", "modules", "strides", "symbols"])
+@pytest.mark.parametrize("name", ["gemm_lower", "modules", "strides", "symbols", "prologue_once"])
 def test_hostile_names_compute_the_reference_result(hostile, name):
     tri, ref = hostile
     tmod = tri[name]
     base, want = reference_case(tmod, ref[name], SIZES, 11, 1.5)
     cands = [c for c in tmod.CANDIDATES if not c.get("USE_TENSOR_DESCRIPTOR")][:2]
-    if name == "gemm_lower":
+    gemm = name in ("gemm_lower", "prologue_once")
+    if gemm:
         cands += [dict(cands[0], SPLIT_K=2), dict(cands[0], WORKERS=3)]
-    run_candidates(tmod, cands, base, want, name, name == "gemm_lower")
+    if name == "prologue_once":
+        cands += [dict(c, PROLOGUE_ONCE=1) for c in cands]
+    run_candidates(tmod, cands, base, want, name, gemm)
     got = clone_args(base)
     tmod.launch(*got)  # the public entry point too
     for g, w in zip(got, want):
         if isinstance(g, torch.Tensor):
-            compare(g, w, f"{name} launch", name == "gemm_lower")
+            compare(g, w, f"{name} launch", gemm)
 
 
 def _bound(fn):
