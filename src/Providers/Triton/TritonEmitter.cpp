@@ -1791,8 +1791,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string jitName = name + "_kernel";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
      << (ps.kind == StructureKind::Matmul
-             ? " if c.get(\"SPLIT_K\", 1) == 1 and not c.get(\"PROLOGUE_ONCE\", 0)] or [_config(CANDIDATES[0])"
-                                           : "")
+             ? std::string(" if c.get(\"SPLIT_K\", 1) == 1") + (once.empty() ? "" : " and not c[\"PROLOGUE_ONCE\"]") +
+                   "] or [_config(CANDIDATES[0])"
+             : std::string())
      << "],\n    key=["
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
      << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n)(" << jitName << ")\n\n";
@@ -2043,8 +2044,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
   if (ps.kind == StructureKind::Matmul)
-    os << "    # Split-K and prologue-once candidates need workspaces: Triton's autotuner cannot run them.\n"
-          "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1 and not c.get(\"PROLOGUE_ONCE\", 0)]\n"
+    os << "    # Split-K" << (once.empty() ? "" : " and prologue-once")
+       << " candidates need a workspace per configuration: Triton's autotuner cannot run them.\n"
+          "    whole = [c for c in cands if c.get(\"SPLIT_K\", 1) == 1"
+       << (once.empty() ? "" : " and not c[\"PROLOGUE_ONCE\"]") << "]\n"
           "    if cands and not whole:\n"
           "        _run_candidate(cands[0], " << argTuple << ")\n"
           "        return\n"
