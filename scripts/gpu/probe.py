@@ -16,7 +16,9 @@ flattening, split epilogue next to the generated and hand-written kernels), evic
 on streamed tile loads under do_bench's dirty flush), lnvar (layernorm f16 with
 the select before the first sum and the per-thread reciprocal removed), recheck (the tightest
 memory-bound bars, tuned winner against the hand-written kernel in 8 rotating rounds), stages
-(memory-bound loops' winners with num_stages 1-4), dump, maxnreg.
+(memory-bound loops' winners with num_stages 1-4), prologue (where a fused operand prologue costs),
+f32out (f16 operands with an f32 output: rows against cuBLAS), prolpersist (which fused-prologue rows
+compute wrong tiles), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1240,28 +1242,44 @@ def recheck_probe():
         emit(kind="recheck_ratio", case=case, shape=f"{M}x{N}", ratio=res["generated"][0] / res["handwritten"][0])
 
 
+def _no_select(src):
+    """gemm_scaled_a without the select that re-zeroes its prologue's lanes past K (wrong only for a
+    non-finite alpha; probe only)."""
+    return re.sub(r"av = tl\.where\(rk\[None, :\] < K, (v\d+), 0\.0\)", r"av = \1", src)
+
+
+class _Plain:
+    """gemm_f16_f32out bound with gemm_scaled_a's launch arguments (alpha ignored): the same GEMM
+    without the prologue."""
+
+    def __init__(self):
+        self.m = load("gemm_f16_f32out")
+        self.CANDIDATES = self.m.CANDIDATES
+
+    def bind(self, cand, a, b, c, alpha=None):
+        return self.m.bind({k: v for k, v in cand.items() if k != "PROLOGUE_ONCE"}, a, b, c)
+
+
+def _f16_operands(M, N, K):
+    """f16 A [M, K] and B [K, N] on the GPU and an f32 output [M, N]."""
+    return (torch.randn(M, K, device="cuda", dtype=torch.float16), torch.randn(K, N, device="cuda", dtype=torch.float16),
+            torch.empty(M, N, device="cuda"))
+
+
 def prologue_probe():
-    """Where a fused operand prologue costs (gemm_scaled_a, 4096^3 f16, `a * alpha`): every
+    """Where a fused operand prologue costs (gemm_scaled_a, 4096^3 f16, `a * alpha`): every fused
     candidate of the module as generated, then the best one in rotating rounds as generated,
-    without the select that re-zeroes the lanes past K (wrong only for a non-finite alpha;
-    probe only), without the prologue (a plain GEMM), against cuBLAS on the prescaled operand."""
-    dev = "cuda"
+    without the select that re-zeroes the lanes past K, without the prologue (gemm_f16_f32out), against
+    cuBLAS on the prescaled operand."""
     M = N = K = 4096
     fl = 2 * M * N * K
-    a = torch.randn(M, K, device=dev, dtype=torch.float16)
-    b = torch.randn(K, N, device=dev, dtype=torch.float16)
-    c = torch.empty(M, N, device=dev)
+    a, b, c = _f16_operands(M, N, K)
     want = (a * 0.75).float() @ b.float()
     gen = load("gemm_scaled_a")
-    mods = {"generated": gen,
-            "no_select": variant_module("gemm_scaled_a", "nosel", lambda s: re.sub(
-                r"av = tl\.where\(rk\[None, :\] < K, (v\d+), 0\.0\)", r"av = \1", s)),
-            "no_prologue": variant_module("gemm_scaled_a", "noprol", lambda s: re.sub(
-                r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
-                "", s))}
+    mods = {"generated": gen, "no_select": variant_module("gemm_scaled_a", "nosel", _no_select), "no_prologue": _Plain()}
     best = {}
     for cand in gen.CANDIDATES:
-        if cand.get("SPLIT_K", 1) > 1 or cand.get("WORKERS", 1) > 1:
+        if cand.get("SPLIT_K", 1) > 1 or cand.get("WORKERS", 1) > 1 or cand.get("PROLOGUE_ONCE"):
             continue
         for tag, m in mods.items():
             try:
@@ -1283,16 +1301,6 @@ def prologue_probe():
         emit(kind="prologue_best", variant=tag, TFLOPs=med, min=lo, max=hi, cand=str(best.get(tag, (0, "-"))[1]))
 
 
-def _subtile_store(src):
-    """The [BM, BN] descriptor store of the output split into two [BM, BN/2] stores (and the
-    launcher's output descriptor blocks halved): half the epilogue's shared-memory tile."""
-    src = re.sub(r"c_odesc\.store\(\[pid_m \* BM, pid_n \* BN\], tl\.broadcast_to\((acc\.to\(tl\.\w+\)), \[BM, BN\]\)\)",
-                 r"_o0, _o1 = tl.split(tl.permute(tl.reshape(\1, (BM, 2, BN // 2)), (0, 2, 1))); "
-                 r"c_odesc.store([pid_m * BM, pid_n * BN], _o0); c_odesc.store([pid_m * BM, pid_n * BN + BN // 2], _o1)", src)
-    return src.replace("[c.stride(0), c.stride(1)], [BM, BN])", "[c.stride(0), c.stride(1)], [BM, BN // 2])").replace(
-        'nargs["c_odesc"].block_shape = [BM, BN]', 'nargs["c_odesc"].block_shape = [BM, BN // 2]')
-
-
 F32OUT_ROWS = [  # (BM, BN, BK, stages, warps, descriptor)
     (128, 256, 64, 3, 8, 1), (128, 256, 64, 4, 8, 1), (128, 256, 64, 3, 8, 0), (128, 128, 64, 4, 8, 1),
     (128, 128, 64, 3, 4, 1), (128, 128, 64, 5, 8, 1), (256, 128, 64, 3, 8, 1), (128, 256, 32, 3, 8, 1),
@@ -1300,100 +1308,74 @@ F32OUT_ROWS = [  # (BM, BN, BK, stages, warps, descriptor)
 
 
 def f32out_probe():
-    """f16 operands, f32 output (gemm_scaled_a without its prologue, and the four prologue
-    kernels), 4096^3: rows of both contraction families' shapes, the output stored as generated
-    and as two half-width descriptor stores, against cuBLAS with an f32 output."""
-    dev = "cuda"
+    """f16 operands, f32 output at 4096^3: rows of both contraction families' shapes on the plain GEMM
+    (gemm_f16_f32out) and on two fused prologue kernels, against cuBLAS with an f32 output. (Run 30 in
+    docs/performance.md compared the one-store epilogue with two column halves by editing the modules
+    of d94abb9; the emitter now stores 32-bit tiles in halves itself.)"""
     M = N = K = 4096
     fl = 2 * M * N * K
-    a = torch.randn(M, K, device=dev, dtype=torch.float16)
-    b = torch.randn(K, N, device=dev, dtype=torch.float16)
-    c = torch.empty(M, N, device=dev)
-    noprol = lambda s: re.sub(
-        r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
-        "", s)
-    a32, b32 = a.float(), b.float()
-    scale = torch.rand(M, device=dev, dtype=torch.float16) + 0.5
+    a, b, c = _f16_operands(M, N, K)
+    scale = torch.rand(M, device="cuda", dtype=torch.float16) + 0.5
     bt = b.t().contiguous()
-    cases = {  # name -> (module edit, args, reference, torch's unfused sequence)
-        "plain": (noprol, "gemm_scaled_a", (a, b, c, 0.75), lambda: a32 @ b32),
-        "scaled_a": (None, "gemm_scaled_a", (a, b, c, 0.75), lambda: (a * 0.75).float() @ b32),
-        "row_scale_bt": (None, "gemm_row_scale_bt", (a, scale, bt, c),
+    cases = {  # name -> (module, args, reference)
+        "plain": (_Plain(), (a, b, c), lambda: a.float() @ b.float()),
+        "scaled_a": (load("gemm_scaled_a"), (a, b, c, 0.75), lambda: (a * 0.75).float() @ b.float()),
+        "row_scale_bt": (load("gemm_row_scale_bt"), (a, scale, bt, c),
                          lambda: (a * scale[:, None] + 0.5).float() @ (bt + 1).float().t()),
     }
-    try:
-        torch.mm(a, b, out_dtype=torch.float32)
-        cublas = lambda: torch.mm(a, b, out_dtype=torch.float32)
-        ctag = "cublas_f32out"
-    except Exception:  # noqa: BLE001
-        cublas = lambda: torch.mm(a, b)
-        ctag = "cublas_f16out"
-    for name, (edit, case, args, ref) in cases.items():
+    for name, (m, args, ref) in cases.items():
         want = ref()
-        mods = {"gen": variant_module(case, name + "_gen", edit or (lambda s: s)),
-                "sub2": variant_module(case, name + "_sub2", lambda s: _subtile_store(edit(s) if edit else s))}
-        best = {}
+        best = (0, None)
         for (bm, bn, bk, st, w, d) in F32OUT_ROWS:
             cand = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "NUM_CTAS": 1, "NUM_STAGES": st, "NUM_WARPS": w,
-                    "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": 1}
-            for tag, m in mods.items():
-                if tag == "sub2" and not d:
-                    continue
-                try:
-                    c.fill_(float("nan"))
-                    run = m.bind(cand, *args)
-                    run()
-                    torch.cuda.synchronize()
-                    err = ((c - want).norm() / want.norm()).item()
-                    tf = fl / t(run) / 1e9
-                except Exception as e:  # noqa: BLE001
-                    emit(kind="f32out_row", case=name, variant=tag, cand=str((bm, bn, bk, st, w, d)), error=repr(e)[:160])
-                    continue
-                emit(kind="f32out_row", case=name, variant=tag, cand=str((bm, bn, bk, st, w, d)), TFLOPs=tf, err=err)
-                if err < 1e-3 and tf > best.get(tag, (0, None))[0]:
-                    best[tag] = (tf, cand)
-        fns = {tag: mods[tag].bind(best[tag][1], *args) for tag in best}
-        fns[ctag] = cublas
-        res = rotating_rounds(fns, list(fns), fl / 1e9, rounds=4)
-        for tag, (med, lo, hi) in res.items():
-            emit(kind="f32out_best", case=name, variant=tag, TFLOPs=med, min=lo, max=hi,
-                 cand=str(best.get(tag, (0, "-"))[1]))
+                    "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": 1, "PROLOGUE_ONCE": 0}
+            try:
+                c.fill_(float("nan"))
+                run = m.bind(cand, *args)
+                run()
+                torch.cuda.synchronize()
+                err = ((c - want).norm() / want.norm()).item()
+                tf = fl / t(run) / 1e9
+            except Exception as e:  # noqa: BLE001
+                emit(kind="f32out_row", case=name, cand=str((bm, bn, bk, st, w, d)), error=repr(e)[:160])
+                continue
+            emit(kind="f32out_row", case=name, cand=str((bm, bn, bk, st, w, d)), TFLOPs=tf, err=err)
+            if err < 1e-3 and tf > best[0]:
+                best = (tf, cand)
+        fns = {"generated": m.bind(best[1], *args), "cublas_f32out": lambda: torch.mm(a, b, out_dtype=torch.float32)}
+        for tag, (med, lo, hi) in rotating_rounds(fns, list(fns), fl / 1e9, rounds=4).items():
+            emit(kind="f32out_best", case=name, variant=tag, TFLOPs=med, min=lo, max=hi, cand=str(best[1]))
 
 
 def prolpersist_probe():
     """Which combination of a fused operand prologue (gemm_scaled_a: `a * alpha`), persistent
     traversal (WORKERS), tensor descriptors and pipeline depth computes wrong results on the GPU:
-    the relative error of each against an f32 product, at 4096^3 and 512x384x320."""
-    dev = "cuda"
-    gen = load("gemm_scaled_a")
-    nosel = variant_module("gemm_scaled_a", "nosel2", lambda s: re.sub(
-        r"av = tl\.where\(rk\[None, :\] < K, (v\d+), 0\.0\)", r"av = \1", s))
-    noprol = variant_module("gemm_scaled_a", "noprol2", lambda s: re.sub(
-        r"\n( +)(v\d+) = \(tl\.cast\(av, tl\.float32\) \* tl\.cast\(alpha, tl\.float32\)\)\.to\(tl\.float16\)\n +av = tl\.where\(rk\[None, :\] < K, \2, 0\.0\)",
-        "", s))
+    the relative error of each against an f32 product, at 4096^3 and 512x384x320 (run 31 found:
+    prologue, WORKERS > 1 and NUM_STAGES > 1 together; such rows are now illegal)."""
+    mods = (("gen", load("gemm_scaled_a")), ("nosel", variant_module("gemm_scaled_a", "nosel2", _no_select)),
+            ("noprol", _Plain()))
     for M, N, K in [(4096, 4096, 4096), (512, 384, 320)]:
-        a = torch.randn(M, K, device=dev, dtype=torch.float16)
-        b = torch.randn(K, N, device=dev, dtype=torch.float16)
-        c = torch.empty(M, N, device=dev)
+        a, b, c = _f16_operands(M, N, K)
         want = (a * 0.75).float() @ b.float()
         want_np = a.float() @ b.float()
-        for tag, m in (("gen", gen), ("nosel", nosel), ("noprol", noprol)):
+        for tag, m in mods:
             for (bm, bn, bk, st, w) in ((128, 256, 64, 3, 8), (128, 128, 64, 4, 8), (64, 64, 32, 2, 4)):
                 for d in (1, 0):
                     for workers in (132, 1):
                         for stages in sorted({st, 1}):
                             cand = {"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8, "NUM_CTAS": 1, "NUM_STAGES": stages,
-                                    "NUM_WARPS": w, "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": workers}
+                                    "NUM_WARPS": w, "SPLIT_K": 1, "USE_TENSOR_DESCRIPTOR": d, "WORKERS": workers,
+                                    "PROLOGUE_ONCE": 0}
+                            row = dict(kind="prolpersist", shape=f"{M}x{N}x{K}", variant=tag,
+                                       cand=str((bm, bn, bk, stages, w, d, workers)))
                             try:
                                 c.fill_(float("nan"))
                                 m.bind(cand, a, b, c, 0.75)()
                                 torch.cuda.synchronize()
                                 ref = want_np if tag == "noprol" else want
-                                err = ((c - ref).norm() / ref.norm()).item()
+                                emit(**row, err=((c - ref).norm() / ref.norm()).item())
                             except Exception as e:  # noqa: BLE001
-                                emit(kind="prolpersist", shape=f"{M}x{N}x{K}", variant=tag, cand=str((bm, bn, bk, stages, w, d, workers)), error=repr(e)[:120])
-                                continue
-                            emit(kind="prolpersist", shape=f"{M}x{N}x{K}", variant=tag, cand=str((bm, bn, bk, stages, w, d, workers)), err=err)
+                                emit(**row, error=repr(e)[:120])
 
 
 if __name__ == "__main__":
