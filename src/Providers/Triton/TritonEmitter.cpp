@@ -1311,7 +1311,7 @@ void ProgramEmitter::visit(Operation *op) {
   } else if (auto merge = dyn_cast<igpu::MergeKOp>(op)) {
     std::vector<EpilogueStore> stores;
     for (auto st : merge.getRegion().front().getOps<igpu::StoreOp>())
-      stores.push_back({storeOf(st.getView()), st.getDescriptor(), st.getSlices().value_or(1)});
+      stores.push_back({storeOf(st.getView()), st.getDescriptor(), int64_t(st.getSlices().value_or(1))});
     emitMergeK(e, tma, text(merge.getGroup()), tileText(merge.getRows(), merge.getCols(), merge.getBatch()), stores);
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
