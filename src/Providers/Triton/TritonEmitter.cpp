@@ -1459,7 +1459,7 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
 
 /// The operand prologue of a PROLOGUE_ONCE candidate as its own kernel: the
 /// prologue's value over the whole view of `load`, [_PR, _PC] elements per program
-/// (program 2: the batch), stored in the MMA operand type into the workspace `_pw`
+/// (program axis 2: the batch), stored in the MMA operand type into the workspace `_pw`
 /// of the view's shape. `params`: the contraction kernel's runtime parameters.
 std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps, Value operand, kir::LoadOp load,
                                const std::string &fnName, const std::vector<std::string> &params,
@@ -1479,8 +1479,10 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
     else
       tileDims.push_back(d);
   int r = tileDims[0], c = tileDims[1];
-  py.line("_pr = tl.program_id(0) * _PR + tl.arange(0, _PR)");
-  py.line("_pc = tl.program_id(1) * _PC + tl.arange(0, _PC)");
+  // One grid axis for the tiles (the second and third are limited to 65535 programs).
+  py.line("_nc = tl.cdiv(" + e.dim(shape[c]) + ", _PC)");
+  py.line("_pr = (tl.program_id(0) // _nc) * _PR + tl.arange(0, _PR)");
+  py.line("_pc = (tl.program_id(0) % _nc) * _PC + tl.arange(0, _PC)");
   TileText t;
   if (batchDim >= 0) {
     py.line("_pb = tl.program_id(2).to(tl.int64)");
@@ -1914,7 +1916,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         else
           rc[t++] = "w.shape[" + std::to_string(d) + "]";
       os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << rc[0]
-         << ", 16), triton.cdiv(" << rc[1] << ", 256), " << b
+         << ", 16) * triton.cdiv(" << rc[1] << ", 256), 1, " << b
          << ")](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
     }
     os << "\ndef _once_swap(launch_args, args, ws):\n"

@@ -47,10 +47,11 @@ def test_prologue_contraction_matches_reference(mods, name, sizes):
 
 @pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("sizes", [{"B": 2, "M": 37, "N": 45, "K": 70}, {"B": 1, "M": 1, "N": 130, "K": 33},
-                                   {"B": 1, "M": 5, "N": 3, "K": 0}])
+                                   {"B": 1, "M": 5, "N": 3, "K": 0}, {"B": 2, "M": 20, "N": 300, "K": 520}])
 def test_prologue_once_matches_reference(mods, name, sizes):
     """PROLOGUE_ONCE candidates: each prologue runs once over its view into a workspace that the
-    contraction then reads (pointer form, split K, persistent); K = 0 leaves nothing to run first."""
+    contraction then reads (pointer form, split K, persistent); K = 0 leaves nothing to run first;
+    views wider than one prologue tile (256 columns) take several tiles per row."""
     tri, ref = mods
     tmod = tri[name]
     base, want = reference_case(tmod, ref[name], sizes, 7, 0.75)
