@@ -221,6 +221,9 @@ struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectPro
   PipelineState *state = nullptr;
 };
 
+/// Bytes of one element of a view or tensor type (8-bit types: 1).
+int64_t elementBytes(Type t) { return (kir::kirElementType(t).getIntOrFloatBitWidth() + 7) / 8; }
+
 struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesBase<FilterTritonCandidatesPass> {
   FilterTritonCandidatesPass() = default;
   explicit FilterTritonCandidatesPass(PipelineState &s) : state(&s) {}
@@ -256,11 +259,10 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
                                    " elements per thread exceeds 256");
     if (ps.kind != StructureKind::Matmul)
       return;
-    auto bytes = [](Value v) { return (kir::kirElementType(v.getType()).getIntOrFloatBitWidth() + 7) / 8; };
     ContractionInfo ci = *ps.contraction; // a copy: op accessors are not const
     // The pipeline stages the views' tiles, or the workspaces of prologues run once.
-    int64_t smem = (get("BM") * bytes(once ? Value(ci.op.getLhs()) : Value(ci.lhsLoad.getView())) +
-                    get("BN") * bytes(once ? Value(ci.op.getRhs()) : Value(ci.rhsLoad.getView()))) *
+    Value lhs = once ? Value(ci.op.getLhs()) : ci.lhsLoad.getView(), rhs = once ? Value(ci.op.getRhs()) : ci.rhsLoad.getView();
+    int64_t smem = (get("BM") * elementBytes(lhs.getType()) + get("BN") * elementBytes(rhs.getType())) *
                    get("BK") * std::max<int64_t>(get("NUM_STAGES"), 1);
     // Measured on the H200 with Triton 3.6 (docs/performance.md, stop 19): a pipelined K loop
     // inside the persistent tile loop computes wrong tiles when an operand passes through a
@@ -277,32 +279,27 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
       return reject("unknown", "large accumulator per thread; register allocation is left to Triton");
     // Descriptor stores stage the output tile in shared memory; whether Triton
     // reuses the pipeline's buffers for it is its choice.
-    int64_t staged = get("USE_TENSOR_DESCRIPTOR") ? get("BM") * get("BN") * stagedBytesPerElement / 2 : 0;
+    int64_t staged = 0;
+    if (get("USE_TENSOR_DESCRIPTOR"))
+      for (auto [bytes, slices] : stagedOutputs)
+        staged += get("BM") * get("BN") * bytes / slices;
     if (caps.smemPerBlock && smem + staged > caps.smemPerBlock)
       reject("unknown", "pipeline " + kib(smem) + " and output staging " + kib(staged) + " exceed " +
                             kib(caps.smemPerBlock) + " per block unless Triton reuses the pipeline's buffers");
   }
 
-  /// Twice the bytes per output tile element that descriptor stores stage
-  /// (halves: a column slice of a 32-bit output stages 2 bytes per element).
-  int64_t stagedBytesPerElement = 0;
+  /// (element bytes, column slices) of each output that descriptor stores stage.
+  std::vector<std::pair<int64_t, int64_t>> stagedOutputs;
 
   void runOnOperation() override {
     kir::KernelOp kernel = getOperation();
     if (failed(requireInput(*this, state, kernel, kConfigurations)))
       return signalPassFailure();
     const ProgramStructure &ps = *state->structure;
-    llvm::DenseMap<int64_t, int64_t> staging; // view -> its share (each traversal stores it once)
-    kernel.walk([&](igpu::StoreOp st) {
-      if (!st.getDescriptor())
-        return;
-      Type view = kernel.getBody().front().getArgument(st.getView()).getType();
-      int64_t bits = kir::kirElementType(view).getIntOrFloatBitWidth();
-      staging[st.getView()] = 2 * ((bits + 7) / 8) / st.getSlices().value_or(1);
-    });
-    stagedBytesPerElement = 0;
-    for (auto [view, share] : staging)
-      stagedBytesPerElement += share;
+    stagedOutputs.clear();
+    if (igpu::ProgramOp program = programOf(kernel))
+      for (const DescriptorOutput &o : descriptorOutputs(program))
+        stagedOutputs.push_back({elementBytes(kernel.getArgumentTypes()[o.view]), o.slices});
     std::vector<RowOutcome> &rows = state->rows;
     auto live = [](const RowOutcome &o) { return o.status == "kept" || o.status == "unknown"; };
     for (size_t i = 0; i < rows.size(); ++i) {

@@ -14,6 +14,15 @@ igpu::ProgramOp gpu::programOf(kir::KernelOp kernel) {
   return {};
 }
 
+std::vector<gpu::DescriptorOutput> gpu::descriptorOutputs(igpu::ProgramOp program) {
+  std::vector<DescriptorOutput> outs;
+  program.walk([&](igpu::StoreOp st) {
+    if (st.getDescriptor() && llvm::none_of(outs, [&](const DescriptorOutput &o) { return o.view == st.getView(); }))
+      outs.push_back({unsigned(st.getView()), int64_t(st.getSlices().value_or(1))});
+  });
+  return outs;
+}
+
 bool gpu::hasColAxis(const ProgramStructure &ps, Value v) {
   const auto &ax = ps.axes.lookup(v);
   return llvm::is_contained(ax, (int)ps.extents.size() - 1);

@@ -21,6 +21,15 @@ igpu::ProgramOp buildProgram(intent::kir::KernelOp kernel, const ProgramStructur
 /// The kernel's igpu.program, if any.
 igpu::ProgramOp programOf(intent::kir::KernelOp kernel);
 
+/// An output the contraction's epilogue stores through a tensor descriptor.
+struct DescriptorOutput {
+  unsigned view;  ///< the kernel argument
+  int64_t slices; ///< column slices per tile (igpu.store `slices`; 1 or 2)
+};
+/// The program's descriptor-stored outputs, each once, in program order (both
+/// traversals of a contraction store the same views the same way).
+std::vector<DescriptorOutput> descriptorOutputs(igpu::ProgramOp program);
+
 /// The stores of a split reduction whose values are partial per split, in body
 /// order: reduced values; in a row reduction only those without the column axis.
 std::vector<intent::kir::StoreOp> splitPartials(const ProgramStructure &ps, mlir::Block &body);

@@ -43,8 +43,9 @@ std::vector<LaunchParameter> launchParameters(intent::kir::KernelOp kernel);
 /// keywords and builtins, the module's globals, the launchers' locals, names
 /// starting with '_'; in the Triton kernel also its own variables and
 /// parameters) or taken (by an extent symbol, an earlier argument, or in the
-/// kernel a name derived from one: a view's `<name>_s<axis>` strides and
-/// `<name>_odesc`) loses leading underscores and gets "_" appended until it is
+/// kernel a name derived from one: a view's `<name>_s<axis>` strides,
+/// `<name>_odesc` and its column halves `<name>_olo`, `<name>_ohi`) loses
+/// leading underscores and gets "_" appended until it is
 /// neither. Launchers use `params`, the Triton kernel `kernelArgs`; extent
 /// symbols have one name in both.
 struct PythonNames {

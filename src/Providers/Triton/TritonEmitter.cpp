@@ -1457,6 +1457,25 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   py.pop();
 }
 
+/// The dims of a contraction operand's view: the batch (canonical axis 0 of a
+/// batched contraction; -1 without), then its rows and columns.
+struct OperandDims {
+  int batch = -1, rows = -1, cols = -1;
+};
+OperandDims operandDims(const ProgramStructure &ps, Value view) {
+  OperandDims d;
+  bool batched = ps.contraction->batch != 0;
+  for (auto [dim, axis] : llvm::enumerate(ps.axes.lookup(view))) {
+    if (batched && axis == 0)
+      d.batch = dim;
+    else if (d.rows < 0)
+      d.rows = dim;
+    else
+      d.cols = dim;
+  }
+  return d;
+}
+
 /// The operand prologue of a PROLOGUE_ONCE candidate as its own kernel: the
 /// prologue's value over the whole view of `load`, [_PR, _PC] elements per program
 /// (program axis 2: the batch), stored in the MMA operand type into the workspace `_pw`
@@ -1470,15 +1489,7 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
   MatmulOperands mo(e);
   SmallVector<int> axes(ps.axes.lookup(load.getView()));
   auto shape = cast<kir::ViewType>(load.getView().getType()).getShape();
-  // The view's dims in order: the batch (canonical axis 0 of a batched contraction), then rows and columns.
-  int batchDim = -1;
-  SmallVector<int> tileDims;
-  for (auto [d, axis] : llvm::enumerate(axes))
-    if (mo.batched && axis == 0)
-      batchDim = d;
-    else
-      tileDims.push_back(d);
-  int r = tileDims[0], c = tileDims[1];
+  auto [batchDim, r, c] = operandDims(ps, load.getView());
   // One grid axis for the tiles (the second and third are limited to 65535 programs).
   py.line("_nc = tl.cdiv(" + e.dim(shape[c]) + ", _PC)");
   py.line("_pr = (tl.program_id(0) // _nc) * _PR + tl.arange(0, _PR)");
@@ -1531,13 +1542,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::vector<Value> outDescViews; // output views stored through descriptors, each once
   llvm::DenseMap<Value, int64_t> outDescSlices; // ... and in how many column slices
   if (igpu::ProgramOp p = programOf(kernel); p && hostDesc)
-    p.walk([&](igpu::StoreOp st) {
-      Value view = block.getArgument(st.getView());
-      if (st.getDescriptor() && !llvm::is_contained(outDescViews, view)) {
-        outDescViews.push_back(view);
-        outDescSlices[view] = st.getSlices().value_or(1);
-      }
-    });
+    for (const DescriptorOutput &o : descriptorOutputs(p)) {
+      outDescViews.push_back(block.getArgument(o.view));
+      outDescSlices[outDescViews.back()] = o.slices;
+    }
   if (ps.kind != StructureKind::Matmul) {
     // Index arithmetic in 32 bits unless the launcher saw offsets that need 64.
     body.line("if IDX64:");
@@ -1636,12 +1644,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "PROGRAM_KEY = \"" << programKey << "\"\n";
   os << "FAMILY = \"" << ps.family << "\"\n\n";
   os << providers::emitArgumentChecks(kernel) << "\n";
-  std::set<std::string> emittedHelpers = e.numericHelpers;
-  for (const auto &h : e.numericHelpers)
-    os << numericHelperSources().at(h) << "\n";
-  for (const auto &h : e.helperFns)
-    os << h << "\n";
-  // PROLOGUE_ONCE: each operand prologue as its own kernel (emitted first: it may add helpers).
+  // PROLOGUE_ONCE: each operand prologue as its own kernel (before the helpers: it may add some).
   struct OncePrologue {
     unsigned arg;      ///< the view's argument index
     std::string fn;    ///< its kernel
@@ -1662,8 +1665,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     }
   }
   for (const auto &h : e.numericHelpers)
-    if (!emittedHelpers.count(h))
-      os << numericHelperSources().at(h) << "\n";
+    os << numericHelperSources().at(h) << "\n";
+  for (const auto &h : e.helperFns)
+    os << h << "\n";
   os << onceKernels;
   os << "@triton.jit\ndef " << name << "_kernel(" << llvm::join(kparams, ", ");
   for (const auto &c : constexprs)
@@ -1907,16 +1911,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "def _once_run(args, ws):\n"
           "    \"\"\"Runs each operand prologue once over its whole view into its workspace (the caller's stream).\"\"\"\n";
     for (auto [k, o] : llvm::enumerate(once)) {
-      SmallVector<int> axes(ps.axes.lookup(kernel.getArgument(o.arg)));
-      std::string b = "1", rc[2];
-      int t = 0;
-      for (auto [d, axis] : llvm::enumerate(axes))
-        if (batchedMM && axis == 0)
-          b = "w.shape[" + std::to_string(d) + "]";
-        else
-          rc[t++] = "w.shape[" + std::to_string(d) + "]";
-      os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << rc[0]
-         << ", 16) * triton.cdiv(" << rc[1] << ", 256), 1, " << b
+      OperandDims d = operandDims(ps, kernel.getArgument(o.arg));
+      auto extent = [](int dim) { return "w.shape[" + std::to_string(dim) + "]"; };
+      os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << extent(d.rows)
+         << ", 16) * triton.cdiv(" << extent(d.cols) << ", 256), 1, " << (d.batch < 0 ? "1" : extent(d.batch))
          << ")](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
     }
     os << "\ndef _once_swap(launch_args, args, ws):\n"
