@@ -18,7 +18,8 @@ the select before the first sum and the per-thread reciprocal removed), recheck 
 memory-bound bars, tuned winner against the hand-written kernel in 8 rotating rounds), stages
 (memory-bound loops' winners with num_stages 1-4), prologue (where a fused operand prologue costs),
 f32out (f16 operands with an f32 output: rows against cuBLAS), prolpersist (which fused-prologue rows
-compute wrong tiles), dump, maxnreg.
+compute wrong tiles), skinnytile (16x8192x8192 tiles beyond the table), rowbalance (row sums
+at 132-528 rows of 65536: programs per SM), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1378,6 +1379,72 @@ def prolpersist_probe():
                                 emit(**row, error=repr(e)[:120])
 
 
+def skinnytile_probe():
+    """16x8192x8192: tiles beyond the shipped table (BM 16 with BN 32/64, deeper BK and stage counts,
+    split K 2) so that every SM streams B, against the shipped winner, cuBLAS and the hand-written kernel
+    in rotating rounds; every variant checked against an f32 product."""
+    dev = "cuda"
+    base = dict(BM=16, GROUP_M=8, NUM_CTAS=1, SPLIT_K=1, USE_TENSOR_DESCRIPTOR=1, WORKERS=1)
+    cands = [dict(base, BN=128, BK=128, NUM_STAGES=4, NUM_WARPS=4)]  # the shipped winner first
+    for bn in (32, 64, 128):
+        for bk in (128, 256):
+            for st in (3, 4, 6):
+                for w in (2, 4):
+                    c = dict(base, BN=bn, BK=bk, NUM_STAGES=st, NUM_WARPS=w)
+                    if (bn * bk + 16 * bk) * 2 * st <= 200 * 1024 and c not in cands:
+                        cands.append(c)
+    cands += [dict(base, BN=128, BK=128, NUM_STAGES=4, NUM_WARPS=4, SPLIT_K=2),
+              dict(base, BN=64, BK=128, NUM_STAGES=4, NUM_WARPS=4, SPLIT_K=2),
+              dict(base, BN=64, BK=128, NUM_STAGES=4, NUM_WARPS=4, USE_TENSOR_DESCRIPTOR=0)]
+    for case, dt in [("gemm_bf16", torch.bfloat16), ("gemm_f16", torch.float16)]:
+        m = load(case)
+        a = torch.randn(16, 8192, device=dev, dtype=dt)
+        b = torch.randn(8192, 8192, device=dev, dtype=dt)
+        ref = a.float() @ b.float()
+        fl = 2 * 16 * 8192 * 8192 / 1e9
+        timed = []
+        for cand in cands:
+            name = json.dumps(cand, sort_keys=True)
+            c = torch.full((16, 8192), float("nan"), device=dev, dtype=dt)
+            try:
+                run = m.bind(cand, a, b, c)
+                run()
+                err = ((c.float() - ref).norm() / ref.norm()).item()
+                ms = t(run)
+            except Exception as e:  # noqa: BLE001
+                emit(kind="skinnytile", case=case, variant=name, error=repr(e)[:200])
+                continue
+            emit(kind="skinnytile", case=case, variant=name, err=err, TFLOPs=fl / ms)
+            if err <= 1e-2:
+                timed.append((ms, name, run))
+        timed.sort(key=lambda r: r[0])
+        fns = {"cublas": lambda: a @ b, "handwritten": lambda: hw.tri_mm(a, b)}
+        names = ["cublas", "handwritten"]
+        shipped = json.dumps(cands[0], sort_keys=True)
+        for ms, name, run in timed[:4] + [r for r in timed if r[1] == shipped][:1]:
+            if name not in fns:
+                fns[name] = run
+                names.append(name)
+        for k, (med, lo, hi) in rotating_rounds(fns, names, fl).items():
+            emit(kind="skinnytile_rounds", case=case, variant=k, TFLOPs_median=med, TFLOPs_min=lo, TFLOPs_max=hi)
+
+
+def rowbalance_probe():
+    """Row sums with one program per row: is 256x65536 limited by 256 programs on 132 SMs? The shipped
+    winner at 256, 264 (two per SM) and 132 rows of 65536, and 8192x8192, in rotating rounds with torch."""
+    m = load("row_sum")
+    cfg = dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1)
+    for M, N in [(256, 65536), (264, 65536), (132, 65536), (528, 65536)]:
+        x = torch.randn(M, N, device="cuda")
+        y = torch.full((M,), float("nan"), device="cuda")
+        run = m.bind(cfg, x, y)
+        run()
+        err = ((y.double() - x.double().sum(1)).norm() / x.double().sum(1).norm()).item()
+        fns = {"torch": lambda x=x: x.sum(1), "shipped": run}
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9).items():
+            emit(kind="rowbalance", shape=f"{M}x{N}", variant=k, err=err, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1391,7 +1458,8 @@ if __name__ == "__main__":
              "skinny": skinny_probe, "mem": mem_probe, "gemm": gemm_probe, "ws": ws_probe, "lnvar": lnvar_probe, "asmdiv": asmdiv_probe, "softsteps": softsteps_probe, "ab": ab_probe,
              "evict": evict_probe, "rowsplit": rowsplit_probe,
              "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
-             "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe}
+             "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe,
+             "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
