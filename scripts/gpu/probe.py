@@ -19,7 +19,8 @@ memory-bound bars, tuned winner against the hand-written kernel in 8 rotating ro
 (memory-bound loops' winners with num_stages 1-4), prologue (where a fused operand prologue costs),
 f32out (f16 operands with an f32 output: rows against cuBLAS), prolpersist (which fused-prologue rows
 compute wrong tiles), skinnytile (16x8192x8192 tiles beyond the table), rowbalance (row sums
-at 132-528 rows of 65536: programs per SM), dump, maxnreg.
+at 132-528 rows of 65536: programs per SM), launchcost (host microseconds per launch and CUDA-graph
+timings of the skinny GEMM), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1445,6 +1446,64 @@ def rowbalance_probe():
             emit(kind="rowbalance", shape=f"{M}x{N}", variant=k, err=err, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _host_us(fn, n=200):
+    """Host time per call while the device is held busy (the launch queue never blocks)."""
+    import time
+    torch.cuda.synchronize()
+    torch.cuda._sleep(int(2e9))  # ~1 s of device work ahead of the launches
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    us = (time.perf_counter() - t0) / n * 1e6
+    torch.cuda.synchronize()
+    return us
+
+
+def launchcost_probe():
+    """16x8192x8192: is the harness timing of short Triton kernels host-bound? Host microseconds per
+    launch, do_bench (L2 flush between calls) and do_bench_cudagraph (no host work in the timed region)
+    for the tuned winner (bound, and through `launch`), the same tile through pointers, the compiled
+    kernel's own launcher called by hand, the hand-written kernels and cuBLAS."""
+    dev = "cuda"
+    for case, dt in [("gemm_bf16", torch.bfloat16), ("gemm_f16", torch.float16)]:
+        m = load(case)
+        a = torch.randn(16, 8192, device=dev, dtype=dt)
+        b = torch.randn(8192, 8192, device=dev, dtype=dt)
+        c = torch.empty(16, 8192, device=dev, dtype=dt)
+        win = m.prepare(a, b, c)
+        fns = {"ours": m.bind(win, a, b, c), "ours_pointer": m.bind(dict(win, USE_TENSOR_DESCRIPTOR=0), a, b, c),
+               "ours_launch": lambda: m.launch(a, b, c), "cublas": lambda: a @ b,
+               "hw_ptr": lambda: hw.tri_mm(a, b), "hw_tma": lambda: hw.run_tma(a, b)}
+        try:  # the compiled kernel's own launcher: no JIT dispatch (binding, specialization key, cache lookup)
+            kern = getattr(m, case + "_kernel")
+            args, extra, grid, _, _, wshape = m._prepare(a, b, c)
+            meta = dict(m._meta(win), **extra, **m._descs(win, a, b, c), **m._workspace(win, wshape))
+            g = grid(meta)
+            ck = kern[g](*args, **meta, num_warps=win["NUM_WARPS"], num_stages=win["NUM_STAGES"], num_ctas=1)
+            ordered = [args[i] if i < len(args) else meta[n] for i, n in enumerate(kern.arg_names)]
+            raw = ck[g]
+            fns["ours_raw"] = lambda: raw(*ordered)
+            fns["ours_raw"]()
+            opts = dict(num_warps=win["NUM_WARPS"], num_stages=win["NUM_STAGES"], num_ctas=1)
+            emit(kind="launchcost_fast_path", case=case, engaged=m._jit_once(kern, g, args, meta, opts) is not None)
+        except Exception as e:  # noqa: BLE001
+            emit(kind="launchcost", case=case, variant="ours_raw", error=repr(e)[:300])
+        for f in fns.values():
+            f()
+        fl = 2 * 16 * 8192 * 8192 / 1e9
+        ref = a.float() @ b.float()
+        for k in ("ours", "ours_raw"):
+            if k in fns:
+                c.fill_(float("nan"))
+                fns[k]()
+                emit(kind="launchcost_check", case=case, variant=k, err=((c.float() - ref).norm() / ref.norm()).item())
+        for k, f in fns.items():
+            emit(kind="launchcost", case=case, variant=k, host_us=_host_us(f), graph_TFLOPs=fl / tg(f),
+                 winner=json.dumps(win, sort_keys=True) if k.startswith("ours") else "")
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), fl).items():
+            emit(kind="launchcost_rounds", case=case, variant=k, TFLOPs_median=med, TFLOPs_min=lo, TFLOPs_max=hi)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1459,7 +1518,8 @@ if __name__ == "__main__":
              "evict": evict_probe, "rowsplit": rowsplit_probe,
              "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
              "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe,
-             "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe}
+             "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe,
+             "launchcost": launchcost_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

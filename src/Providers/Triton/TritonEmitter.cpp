@@ -1899,6 +1899,22 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    if _LAST[0] != key:\n"
         "        _LAST[0], _LAST[1], _LAST[2] = key, _prepare(*launch_args), {}\n"
         "    return _LAST[1]\n\n";
+  // Triton's JIT binds, specializes and looks up its cache on every launch: most of a launch's
+  // host time (measured: docs/performance.md, stop 20). Launches that repeat on the same
+  // arguments call the compiled kernel directly.
+  os << "def _jit_once(jit, g, args, meta, opts):\n"
+        "    \"\"\"Launches through Triton's JIT, then returns a launcher of the compiled kernel for these\n"
+        "    same arguments, or None where there is none (the CPU interpreter; a compiled kernel whose\n"
+        "    signature is not the JIT function's parameters in order).\"\"\"\n"
+        "    ck = jit[g](*args, **meta, **opts)\n"
+        "    if not hasattr(ck, \"run\"):\n"
+        "        return None\n"
+        "    names = list(jit.arg_names)\n"
+        "    if list(getattr(getattr(ck, \"src\", None), \"signature\", None) or ()) != names:\n"
+        "        return None\n"
+        "    full = [*args, *(meta[n] for n in names[len(args):])]\n"
+        "    run = ck[(*g, 1, 1)[:3]]  # the compiled kernel's launcher takes all three grid dimensions\n"
+        "    return lambda: run(*full)\n\n";
   if (!once.empty()) {
     os << "def _once_alloc(" << params << "):\n"
           "    \"\"\"PROLOGUE_ONCE: a workspace per operand prologue, of its view's shape in the MMA operand type.\"\"\"\n"
@@ -1941,7 +1957,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "                sem=torch.zeros(tiles, device=dev, dtype=torch.int32))\n\n"
           "def _launch(grid, args, meta, cand, wshape, work=None):\n"
           "    m = dict(meta, **(_workspace(cand, wshape) if work is None else work))\n"
-          "    " << jitName << "[grid(m)](*args, **m, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
+          "    return _jit_once(" << jitName << ", grid(m), args, m, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1)))\n\n";
   if (splitMerge)
     os << "_WORK = {}\n\n"
           "def _split_work(g, wshape):\n"
@@ -1961,6 +1977,16 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def _run_candidate(cand, launch_args):\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _validated(launch_args)\n";
   os << "    if empty:\n        return\n";
+  // Kept while the arguments stay the same (_LAST); a split merge's workspace is per stream.
+  os << "    fk = (\"fast\", "
+     << (splitMerge ? "torch.cuda.current_stream(wshape[2]).cuda_stream if wshape[2].type == \"cuda\" else 0"
+                    : "None")
+     << ", *cand.items())\n"
+        "    fast = _LAST[2].get(fk)\n"
+        "    if fast is not None:\n";
+  if (deviceDesc)
+    os << "        triton.set_allocator(_tma_alloc)\n";
+  os << "        fast()\n        return\n";
   // PROLOGUE_ONCE: the contraction reads workspaces, written first (per launch: the views may change).
   std::string onceSwap = "        ws = _once_alloc(*launch_args)\n"
                          "        view_args = args\n"
@@ -1991,9 +2017,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (!once.empty())
     os << "    if once:\n        _once_run(view_args, ws)\n";
   if (ps.kind == StructureKind::Matmul)
-    os << "    _launch(grid, args, meta, cand, wshape)\n\n";
+    // Split K and run-once prologues allocate workspaces per launch: not kept.
+    os << "    fast = _launch(grid, args, meta, cand, wshape)\n"
+          "    if fast is not None and cand.get(\"SPLIT_K\", 1) == 1" << (once.empty() ? "" : " and not once") << ":\n"
+          "        _LAST[2][fk] = fast\n\n";
   else
-    os << "    " << jitName << "[grid(meta)](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n\n";
+    os << "    fast = _jit_once(" << jitName << ", grid(meta), args, meta, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)))\n"
+          "    if fast is not None:\n"
+          "        _LAST[2][fk] = fast\n\n";
 
   // A pre-validated launcher of one candidate: kernel-only timing and graph capture.
   os << "def bind(cand, *launch_args):\n";
@@ -2012,16 +2043,17 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    work = _workspace(cand, wshape)  # reused: each run leaves the counters at zero\n";
   if (splitMerge)
     os << "    meta.update(_split_work(g, wshape))  # reused: each run leaves the counters at zero\n";
+  os << "    fast = []  # the compiled kernel's launcher, after the first run\n";
   os << "    def run():\n";
-  if (ps.kind == StructureKind::Matmul) {
-    os << "        if not empty:\n";
-    if (!once.empty())
-      os << "            if once:\n                _once_run(view_args, ws)\n";
-    os << "            _launch(grid, args, meta, cand, wshape, work)\n";
-  } else {
-    os << "        if not empty:\n";
-    os << "            " << jitName << "[g](*args, **meta, num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1))\n";
-  }
+  os << "        if empty:\n            return\n";
+  if (!once.empty())
+    os << "        if once:\n            _once_run(view_args, ws)\n";
+  os << "        if fast:\n            fast[0]()\n            return\n";
+  if (ps.kind == StructureKind::Matmul)
+    os << "        f = _launch(grid, args, meta, cand, wshape, work)\n";
+  else
+    os << "        f = _jit_once(" << jitName << ", g, args, meta, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)))\n";
+  os << "        if f is not None:\n            fast.append(f)\n";
   os << "    return run\n\n";
   os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
   os << "_TUNED = None\n\n";

@@ -1,0 +1,150 @@
+"""The launcher's host path: after the first launch through Triton's JIT, launches that repeat on
+the same arguments call the compiled kernel's own launcher (no argument binding, specialization
+key or cache lookup). The JIT function is replaced by a recording fake, so the test sees which
+path every launch took and with which arguments; the CPU interpreter itself returns no compiled
+kernel and keeps the JIT path (every other test runs that way)."""
+import os
+import types
+
+import pytest
+import torch
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+
+
+class FakeCompiled:
+    def __init__(self, names, log):
+        self.src = types.SimpleNamespace(signature=dict.fromkeys(names, "x"))
+        self.log = log
+
+    def run(self, *args):  # present on compiled kernels; reached through __getitem__ only
+        raise AssertionError("launcher called without a grid")
+
+    def __getitem__(self, grid):
+        assert len(grid) == 3, grid  # Triton's runner reads grid[0], grid[1] and grid[2]
+        return lambda *args: self.log.append(("fast", grid, args))
+
+
+class FakeJit:
+    """Records launches; returns a compiled kernel whose signature is `signature` (default: the
+    JIT function's parameters, as Triton's are)."""
+
+    def __init__(self, real, signature=None):
+        self.arg_names = list(real.arg_names)
+        self.log = []
+        self.compiled = FakeCompiled(self.arg_names if signature is None else signature, self.log)
+
+    def __getitem__(self, grid):
+        def launch(*args, **kw):
+            self.log.append(("jit", grid, args, kw))
+            return self.compiled
+        return launch
+
+    def paths(self):
+        return [entry[0] for entry in self.log]
+
+    def check_fast_arguments(self):
+        """Every direct launch passes the JIT launch's arguments, keywords in parameter order."""
+        last = None
+        for e in self.log:
+            if e[0] == "jit":
+                last = e
+                continue
+            _, grid, args, kw = last  # the launch through the JIT that this one repeats
+            assert e[1] == (*grid, 1, 1)[:3]
+            assert list(e[2]) == [*args, *(kw[n] for n in self.arg_names[len(args):])]
+
+
+def fake(monkeypatch, mod, name, signature=None):
+    jit = FakeJit(getattr(mod, name + "_kernel"), signature)
+    monkeypatch.setattr(mod, name + "_kernel", jit)
+    monkeypatch.setattr(mod, "_LAST", [None, None, {}])
+    return jit
+
+
+@pytest.fixture
+def gemm(compile_kir):
+    return compile_kir(os.path.join(ROOT, "examples", "gemm_f16.kir"), target="triton")["gemm_f16"]
+
+
+def gemm_args(m=40, n=24, k=32):
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(m, k, generator=g).half(), torch.randn(k, n, generator=g).half(),
+            torch.empty(m, n, dtype=torch.float16))
+
+
+def pointer_candidate(mod, split_k=1):
+    return next(c for c in mod.CANDIDATES if not c["USE_TENSOR_DESCRIPTOR"] and c["SPLIT_K"] == 1) \
+        if split_k == 1 else dict(next(c for c in mod.CANDIDATES if c["SPLIT_K"] > 1), USE_TENSOR_DESCRIPTOR=0)
+
+
+def test_bound_launcher_calls_the_compiled_kernel_after_the_first_run(gemm, monkeypatch):
+    jit = fake(monkeypatch, gemm, "gemm_f16")
+    run = gemm.bind(pointer_candidate(gemm), *gemm_args())
+    run()
+    run()
+    run()
+    assert jit.paths() == ["jit", "fast", "fast"]
+    jit.check_fast_arguments()
+
+
+def test_runtime_launches_reuse_the_compiled_kernel_while_the_arguments_stay(gemm, monkeypatch):
+    jit = fake(monkeypatch, gemm, "gemm_f16")
+    cand = pointer_candidate(gemm)
+    args = gemm_args()
+    gemm._run_candidate(cand, args)
+    gemm._run_candidate(cand, args)
+    assert jit.paths() == ["jit", "fast"]
+    jit.check_fast_arguments()
+    gemm._run_candidate(cand, gemm_args(m=48))  # other tensors: through the JIT again
+    assert jit.paths() == ["jit", "fast", "jit"]
+    other = next(c for c in gemm.CANDIDATES if not c["USE_TENSOR_DESCRIPTOR"] and c is not cand)
+    gemm._run_candidate(other, gemm_args(m=48))  # another candidate: its own launcher
+    assert jit.paths()[-1] == "jit"
+
+
+def test_split_k_launches_allocate_their_workspace_every_time(gemm, monkeypatch):
+    jit = fake(monkeypatch, gemm, "gemm_f16")
+    cand = pointer_candidate(gemm, split_k=2)
+    args = gemm_args(k=256)
+    gemm._run_candidate(cand, args)
+    gemm._run_candidate(cand, args)
+    assert jit.paths() == ["jit", "jit"]
+    assert jit.log[0][3]["ws"] is not jit.log[1][3]["ws"]
+
+
+def test_a_compiled_kernel_with_another_signature_keeps_the_jit_path(gemm, monkeypatch):
+    # e.g. a Triton whose launchers take no constexpr arguments: never guess their order
+    real = gemm.gemm_f16_kernel
+    jit = fake(monkeypatch, gemm, "gemm_f16", signature=[n for n in real.arg_names if n.upper() != n])
+    run = gemm.bind(pointer_candidate(gemm), *gemm_args())
+    run()
+    run()
+    gemm._run_candidate(pointer_candidate(gemm), gemm_args())
+    gemm._run_candidate(pointer_candidate(gemm), gemm_args())
+    assert jit.paths() == ["jit"] * 4
+
+
+def test_split_merge_launcher_kept_per_arguments(compile_kir, monkeypatch):
+    mod = compile_kir(os.path.join(ROOT, "examples", "row_sum.kir"), target="triton")["row_sum"]
+    jit = fake(monkeypatch, mod, "row_sum")
+    cand = next(c for c in mod.CANDIDATES if c["SPLIT"] > 1)
+    x, y = torch.randn(8, 3000), torch.empty(8)
+    mod._run_candidate(cand, (x, y))
+    mod._run_candidate(cand, (x, y))
+    run = mod.bind(cand, x, y)
+    run()
+    run()
+    assert jit.paths() == ["jit", "fast", "jit", "fast"]
+    jit.check_fast_arguments()
+
+
+def test_one_dimensional_grids_reach_the_compiled_launcher_as_three(compile_kir, monkeypatch):
+    mod = compile_kir(os.path.join(ROOT, "examples", "softmax.kir"), target="triton")["softmax"]
+    jit = fake(monkeypatch, mod, "softmax")
+    x, y = torch.randn(4, 100), torch.empty(4, 100)
+    cand = mod.CANDIDATES[0]
+    mod._run_candidate(cand, (x, y))
+    mod._run_candidate(cand, (x, y))
+    assert jit.paths() == ["jit", "fast"] and len(jit.log[0][1]) < 3
+    jit.check_fast_arguments()
