@@ -202,6 +202,21 @@ def division_checks():
         got = y.cpu()
         same = (got.view(torch.int32) == want.view(torch.int32)) | (torch.isnan(got) & torch.isnan(want))
         record(kind="check", case=name, err=float((~same).sum().item()), tol=0.0, ok=bool(same.all()))
+    # Every candidate in each division form (DIV_FORM), whatever the tuner picks: bits differing, summed.
+    for k, args, want in [("div_by_row", (x, d), x / d[:, None]), ("div_by_row", (xr, dr), xr / dr[:, None]),
+                          ("div_by_scalar", (x, 1e-40), x / torch.tensor(1e-40)),
+                          ("div_by_scalar", (x, 3.0), x / torch.tensor(3.0))]:
+        dev_args = [a.cuda() if torch.is_tensor(a) else a for a in args]
+        for form in (0, 1):
+            bad = 0
+            cands = [c for c in mods[k].CANDIDATES if c.get("DIV_FORM", 0) == form]
+            for c in cands:
+                y = torch.full(want.shape, 7.0, device="cuda")
+                mods[k].bind(c, *dev_args, y)()
+                got = y.cpu()
+                bad += int((~((got.view(torch.int32) == want.view(torch.int32)) | (torch.isnan(got) & torch.isnan(want)))).sum())
+            record(kind="check", case=f"{k}_form{form}_all_{len(cands)}_candidates_{want.shape[0]}x{want.shape[1]}",
+                   err=float(bad), tol=0.0, ok=bad == 0 and len(cands) > 0)
     # f64 division is IEEE f64 (plain `/`), row-uniform or not.
     x64 = torch.randn(512, 300, dtype=torch.float64) * torch.exp2(torch.randint(-300, 300, (512, 300)).double())
     d64 = torch.rand(512, dtype=torch.float64) * torch.exp2(torch.randint(-300, 300, (512,)).double())

@@ -20,7 +20,8 @@ memory-bound bars, tuned winner against the hand-written kernel in 8 rotating ro
 f32out (f16 operands with an f32 output: rows against cuBLAS), prolpersist (which fused-prologue rows
 compute wrong tiles), skinnytile (16x8192x8192 tiles beyond the table), rowbalance (row sums
 at 132-528 rows of 65536: programs per SM), launchcost (host microseconds per launch and CUDA-graph
-timings of the skinny GEMM), dump, maxnreg.
+timings of the skinny GEMM), votediv (exact row-uniform division: Markstein with a warp-uniform branch to the
+f64 product), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1504,6 +1505,93 @@ def launchcost_probe():
             emit(kind="launchcost_rounds", case=case, variant=k, TFLOPs_median=med, TFLOPs_min=lo, TFLOPs_max=hi)
 
 
+def _vote_asm(pack):
+    """PTX for `pack` elements: two Markstein steps each; when any lane of the warp holds an element
+    outside the range where they are exact (|a| <= lo, a zero, |q| < 2^-124 or >= 2^126, NaN), the
+    whole warp takes the f64 product for its elements (one uniform branch)."""
+    A = lambda i: f"${pack + i}"
+    B = lambda i: f"${2 * pack + i}"
+    Y = lambda i: f"${3 * pack + i}"
+    L = lambda i: f"${4 * pack + i}"
+    R = lambda i: f"${5 * pack + i}"
+    lines = ["{", ".reg .f32 " + ", ".join(f"q{i}" for i in range(pack)) + ", rm, t;", ".reg .pred bad, anybad;",
+             ".reg .f64 ad, qd;"]
+    for i in range(pack):
+        lines += [f"mul.rn.f32 q{i}, {A(i)}, {Y(i)};",
+                  f"neg.f32 t, q{i};", f"fma.rn.f32 rm, t, {B(i)}, {A(i)};", f"fma.rn.f32 q{i}, rm, {Y(i)}, q{i};",
+                  f"neg.f32 t, q{i};", f"fma.rn.f32 rm, t, {B(i)}, {A(i)};", f"fma.rn.f32 q{i}, rm, {Y(i)}, q{i};",
+                  f"abs.f32 t, {A(i)};",
+                  f"setp.leu{'.or' if i else ''}.f32 bad, t, {L(i)}" + (", bad;" if i else ";"),
+                  f"abs.f32 t, q{i};", "setp.ltu.or.f32 bad, t, 0f01800000, bad;", "setp.geu.or.f32 bad, t, 0f7E800000, bad;"]
+    lines += ["vote.sync.any.pred anybad, bad, 0xffffffff;", "@!anybad bra DONE${:uid};"]
+    for i in range(pack):
+        lines += [f"cvt.f64.f32 ad, {A(i)};", f"mul.rn.f64 qd, ad, {R(i)};", f"cvt.rn.f32.f64 q{i}, qd;"]
+    lines += ["DONE${:uid}:"] + [f"mov.f32 ${i}, q{i};" for i in range(pack)] + ["}"]
+    return "\n        ".join(lines), ",".join(["=f"] * pack + ["f"] * (4 * pack) + ["d"] * pack)
+
+
+def _vote_helpers():
+    """_div_vote1 / _div_vote4: the warp-uniform branch form (one and four elements per asm block)."""
+    out = ""
+    for pack in (1, 4):
+        body, cons = _vote_asm(pack)
+        out += (f"@triton.jit\ndef _div_vote{pack}(a, b, r):\n    b, y, lo = _mk_setup(b)\n"
+                f"    return tl.inline_asm_elementwise(\"\"\"{body}\"\"\",\n        \"{cons}\", [a, b, y, lo, r], "
+                f"dtype=tl.float32, is_pure=True, pack={pack})\n\n")
+    return out
+
+
+def votediv_probe():
+    """Exact f32 division by a row-uniform divisor: two Markstein steps, and the f64 product only when
+    some lane of the warp holds an element outside their exact range, by a warp-uniform branch in
+    inline PTX (the slow form is skipped, not predicated). Bits against torch's IEEE division on
+    adversarial operands, then softmax at the long-row shapes with the generated (f64 product) kernel
+    and the hand-written one."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    def with_helper(fn):
+        def edit(src):
+            rb = recips(src)
+            src = src.replace("@triton.jit\ndef _recip_f64", _ASM_HELPERS + _vote_helpers() + "@triton.jit\ndef _recip_f64", 1)
+            return re.sub(_DIV_CALL, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
+        return edit
+
+    mods = {"generated": load("softmax"), "vote1": variant_module("softmax", "vote1", with_helper("_div_vote1")),
+            "vote4": variant_module("softmax", "vote4", with_helper("_div_vote4"))}
+    global _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE
+    _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE = (mods["vote1"]._recip_f64, mods["vote1"]._div_vote1,
+                                                mods["vote4"]._div_vote4)
+    g = torch.Generator(device="cuda").manual_seed(11)
+    n = 1 << 24
+    for label in ("random bits", "softmax-like", "tiny dividends", "subnormal quotients", "mixed warps"):
+        for rep in range(2):
+            if label == "random bits":
+                a = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+                b = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
+            elif label == "softmax-like":
+                a = torch.exp(-torch.rand(n, device="cuda", generator=g) * 110)
+                b = 1 + torch.rand(n, device="cuda", generator=g) * 32767
+            elif label == "tiny dividends":
+                a = scaled(g, n, -160, -90)
+                b = scaled(g, n, -30, 30)
+            elif label == "subnormal quotients":
+                a = scaled(g, n, -126, -60)
+                b = scaled(g, n, 0, 80)
+            else:  # mostly in range, one out-of-range element in every 97
+                a = torch.rand(n, device="cuda", generator=g) + 0.5
+                a[::97] = scaled(g, a[::97].numel(), -160, -100)
+                b = 1 + torch.rand(n, device="cuda", generator=g) * 100
+            o = torch.empty_like(a)
+            w = torch.empty_like(a)
+            _asmdiv_exact_kernel[(triton.cdiv(n, 1024),)](a, b, o, w, n, BLOCK=1024)
+            ref = a / b
+            diff = [int((~((x.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(x) & torch.isnan(ref)))).sum().item())
+                    for x in (o, w)]
+            emit(kind="votediv-exact", inputs=label, rep=rep, n=n, vote1_differing=diff[0], vote4_differing=diff[1])
+    for M, N, x, y, z, byt, ref in softmax_shapes():
+        time_variants("votediv", mods, M, N, x, y, z, byt, ref,
+                      {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"], rounds=6)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1519,7 +1607,7 @@ if __name__ == "__main__":
              "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
              "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe,
              "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe,
-             "launchcost": launchcost_probe}
+             "launchcost": launchcost_probe, "votediv": votediv_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -201,16 +201,27 @@ struct ProjectProfilesPass : ::intent::gpu::impl::ProjectProfilesBase<ProjectPro
     std::string family = kernel->getAttrOfType<StringAttr>(kFamily).str();
     state->rows.clear();
     std::vector<providers::Candidate> projected;
-    // A contraction prologue's form has no profile column: each row is tried both ways.
-    auto form = llvm::find_if(targets, [](const Target &t) { return t.symbol == "PROLOGUE_ONCE"; });
+    // Forms with no profile column (a contraction prologue's, a row-uniform division's): each
+    // row is tried with every combination of their values.
+    SmallVector<const Target *> forms;
+    for (const Target &t : targets)
+      if (t.symbol == "PROLOGUE_ONCE" || t.symbol == "DIV_FORM")
+        forms.push_back(&t);
     for (const tuning::EffectiveRow &row : state->ctx->table.rows(family)) {
-      providers::Candidate bound = project(targets, row);
-      for (int64_t once : form != targets.end() ? form->domain : std::vector<int64_t>{0}) {
-        if (form != targets.end())
-          bound["PROLOGUE_ONCE"] = once;
-        state->rows.push_back({&row, bound});
-        if (llvm::find(projected, bound) == projected.end())
-          projected.push_back(bound);
+      std::vector<providers::Candidate> bound = {project(targets, row)};
+      for (const Target *f : forms) {
+        std::vector<providers::Candidate> each;
+        for (const providers::Candidate &b : bound)
+          for (int64_t v : f->domain) {
+            each.push_back(b);
+            each.back()[f->symbol] = v;
+          }
+        bound = std::move(each);
+      }
+      for (const providers::Candidate &b : bound) {
+        state->rows.push_back({&row, b});
+        if (llvm::find(projected, b) == projected.end())
+          projected.push_back(b);
       }
     }
     if (failed(setConfigurations(kernel, "shared", projected)))

@@ -661,7 +661,35 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
             "over the operand's view into a workspace of the MMA operand type, launched before it"},
            {"an operand with a pointwise prologue"}});
   }
+  // No profile column either: both forms are exact, so every row is tried with each (measured
+  // per shape: docs/performance.md, stop 20).
+  // (Only where one divides every element of a row: one division per row costs nothing either way.)
+  bool rowUniformDivision = false;
+  kernel.walk([&](kir::DivOp d) {
+    rowUniformDivision |= isRowUniformDivision(d, ps) && rank && llvm::is_contained(ps.axes.lookup(d.getLhs()), col);
+  });
+  if (rowUniformDivision && ps.kind != StructureKind::Matmul)
+    add({"DIV_FORM", "division_form", "bool", {0, 1},
+         {"division by a row-uniform value: 0 the f64 product with its reciprocal per element; 1 two f32 "
+          "Markstein steps, and the f64 product for a warp only when one of its elements is outside "
+          "their exact range (inline PTX)"},
+         {"a block divided by a value uniform along the innermost axis; the CPU interpreter runs form 0"}});
   return ps;
+}
+
+bool gpu::isRowUniformDivision(kir::DivOp div, const ProgramStructure &ps) {
+  Type t = kir::kirElementType(div.getType());
+  auto isBlock = [](Value v) {
+    auto tt = dyn_cast<kir::TensorType>(v.getType());
+    return tt && !tt.getShape().empty();
+  };
+  if (!isa<FloatType>(t) || t.isF64() || !isBlock(div.getLhs()))
+    return false; // (f64 keeps IEEE division: the reciprocal is an f32 argument)
+  if (!isBlock(div.getRhs()))
+    return true;
+  auto b = div.getRhs().getDefiningOp<kir::BroadcastOp>();
+  const int inner = int(ps.extents.size()) - 1;
+  return b && !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
 }
 
 const char *gpu::evictHintName(EvictHint h) { return h == EvictHint::First ? "first" : "last"; }

@@ -89,6 +89,12 @@ const char *evictHintName(EvictHint h);
 std::vector<std::pair<intent::kir::LoadOp, EvictHint>>
 evictionHints(intent::kir::KernelOp kernel, const ProgramStructure &ps);
 
+/// Whether `div` divides a block by a value uniform along the innermost axis (a
+/// scalar, or a value broadcast over it) with an f32, f16 or bf16 quotient: such
+/// divisions take the divisor's reciprocal once and are exact without a division
+/// per element (docs/gpu.md "Numerics").
+bool isRowUniformDivision(intent::kir::DivOp div, const ProgramStructure &ps);
+
 /// Runs the construction for `kernel`. On failure emits a diagnostic ("no
 /// realization for this form yet" class) and returns nullopt.
 std::optional<ProgramStructure> analyzeKernel(intent::kir::KernelOp kernel,

@@ -94,7 +94,8 @@ static bool isReservedLaunchName(llvm::StringRef s) {
 static bool isReservedKernelName(llvm::StringRef s) {
   static const llvm::StringSet<> reserved = {
       "R", "C", "IDXT", "IDX64", "COVER", "FLAT", "NUM_STAGES", "NUM_WARPS", "NUM_CTAS",
-      "USE_TENSOR_DESCRIPTOR", "PROLOGUE_ONCE", "WORKERS", "SPLIT", "SPLIT_K", "GROUP_M", "SCAN_N", "RED_N", "RED_M", "OWN_M",
+      "USE_TENSOR_DESCRIPTOR", "PROLOGUE_ONCE", "DIV_FORM", "WORKERS", "SPLIT", "SPLIT_K", "GROUP_M", "SCAN_N",
+      "RED_N", "RED_M", "OWN_M",
       "OWN_N", "BM", "BN", "BK", "acc", "av", "bv", "rk", "k", "s", "pid", "pid_m", "pid_n", "pid_b", "pid_s",
       "rm", "rn", "last", "ws", "sem", "group", "gsize", "first_m", "num_pid_m", "num_pid_n", "num_tiles",
       "k_lo", "k_hi", "k_per", "rows", "cols", "rmask", "cmask", "smask", "c0", "r0", "c_lo", "c_hi",

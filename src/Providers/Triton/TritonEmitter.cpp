@@ -89,6 +89,47 @@ const std::map<std::string, std::string> &numericHelperSources() {
        "    # 2^-51 of a/b, and a quotient of two f32 values that is not an f32 value lies\n"
        "    # at least 2^-49 (relative) away from every f32 rounding midpoint.\n"
        "    return (a.to(tl.float64) * r).to(tl.float32)\n"},
+      {"_div_rows",
+       "@triton.jit\n"
+       "def _div_rows(a, b, r, FORM: tl.constexpr):\n"
+       "    # RN32(a / b) for r = _recip_f64(b), both forms exact. 0: the f64 product per element.\n"
+       "    # 1: two Markstein steps in f32 from y = RN(1/b), exact unless |a| <= 2^-100, a is 0 or\n"
+       "    # NaN, |q| is outside [2^-124, 2^126) or b outside [2^-125, 2^125]; a warp holding such\n"
+       "    # an element takes the f64 product instead (one uniform branch: no divergence, and the\n"
+       "    # conversions are skipped, not predicated). The interpreter has no PTX: form 0.\n"
+       "    if FORM == 0 or _INTERPRETED:\n"
+       "        q = _div_by_recip(a, r)\n"
+       "    else:\n"
+       "        b = tl.cast(b, tl.float32)\n"
+       "        y = tl.div_rn(tl.full(b.shape, 1.0, tl.float32), b)\n"
+       "        bb = tl.abs(b)\n"
+       "        lo = tl.where((bb >= 2.350988701644575e-38) & (bb <= 4.253529586511731e+37),\n"
+       "                      7.888609052210118e-31, float('inf'))\n"
+       "        q = tl.inline_asm_elementwise(\"\"\"{\n"
+       "        .reg .f32 q, rm, t;\n"
+       "        .reg .pred bad, anybad;\n"
+       "        .reg .f64 ad, qd;\n"
+       "        mul.rn.f32 q, $1, $3;\n"
+       "        neg.f32 t, q;\n"
+       "        fma.rn.f32 rm, t, $2, $1;\n"
+       "        fma.rn.f32 q, rm, $3, q;\n"
+       "        neg.f32 t, q;\n"
+       "        fma.rn.f32 rm, t, $2, $1;\n"
+       "        fma.rn.f32 q, rm, $3, q;\n"
+       "        abs.f32 t, $1;\n"
+       "        setp.leu.f32 bad, t, $4;\n"
+       "        abs.f32 t, q;\n"
+       "        setp.ltu.or.f32 bad, t, 0f01800000, bad;\n"
+       "        setp.geu.or.f32 bad, t, 0f7E800000, bad;\n"
+       "        vote.sync.any.pred anybad, bad, 0xffffffff;\n"
+       "        @!anybad bra DONE${:uid};\n"
+       "        cvt.f64.f32 ad, $1;\n"
+       "        mul.rn.f64 qd, ad, $5;\n"
+       "        cvt.rn.f32.f64 q, qd;\n"
+       "        DONE${:uid}:\n"
+       "        mov.f32 $0, q;\n"
+       "        }\"\"\", \"=f,f,f,f,f,d\", [a, b, y, lo, r], dtype=tl.float32, is_pure=True, pack=1)\n"
+       "    return q\n"},
       {"_tanh",
        "@triton.jit\n"
        "def _tanh(x):\n"
@@ -166,16 +207,6 @@ public:
   /// True when `divisor` is the same along the innermost axis (a
   /// scalar, or a broadcast of a value without that axis): its reciprocal is
   /// computed once per row, not per element.
-  bool isRowUniform(Value divisor) {
-    if (!isBlock(divisor))
-      return true;
-    auto b = divisor.getDefiningOp<kir::BroadcastOp>();
-    if (!b)
-      return false;
-    const int inner = int(ps.extents.size()) - 1;
-    return !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
-  }
-
   static bool isBlock(Value v) {
     auto tt = dyn_cast<KTensor>(v.getType());
     return tt && !tt.getShape().empty();
@@ -356,15 +387,19 @@ std::string Emitter::value(Value v) {
       Type t = op->getResult(0).getType();
       bool narrow = isNarrowFloat(t);
       r = arith(t, unaryExpr(name, up(value(op->getOperand(0)), t), t), narrow);
-    } else if (isa<kir::DivOp>(op) && isa<FloatType>(kir::kirElementType(op->getResult(0).getType())) &&
-               !kir::kirElementType(op->getResult(0).getType()).isF64() && isBlock(op->getOperand(0)) &&
-               isRowUniform(op->getOperand(1))) {
-      // (f64 keeps plain IEEE division: the reciprocal trick is an f32 argument.)
+    } else if (auto div = dyn_cast<kir::DivOp>(op); div && gpu::isRowUniformDivision(div, ps)) {
       Type t = op->getResult(0).getType();
       numericHelpers.insert("_recip_f64");
       numericHelpers.insert("_div_by_recip");
-      std::string recip = bind("_recip_f64(" + up(value(op->getOperand(1)), t) + ")");
-      r = arith(t, "_div_by_recip(" + up(value(op->getOperand(0)), t) + ", " + recip + ")",
+      std::string divisor = up(value(div.getRhs()), t);
+      std::string recip = bind("_recip_f64(" + divisor + ")");
+      std::string a = up(value(div.getLhs()), t);
+      // DIV_FORM (the structure declares it for such divisions) chooses the form per candidate.
+      bool tuned = llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
+      if (tuned)
+        numericHelpers.insert("_div_rows");
+      r = arith(t, tuned ? "_div_rows(" + a + ", " + divisor + ", " + recip + ", DIV_FORM)"
+                         : "_div_by_recip(" + a + ", " + recip + ")",
                 isNarrowFloat(t));
     } else if (op->getNumOperands() == 2 && op->getDialect()->getNamespace() == "kir") {
       Type t = op->getResult(0).getType();
