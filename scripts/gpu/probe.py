@@ -481,51 +481,75 @@ def ab_probe():
              ratio=res["new"][0] / res["old"][0], new_min=res["new"][1], old_max=res["old"][2], bits_equal=same)
 
 
+def _div_variant(helpers, fn):
+    """An edit of a generated kernel: `helpers` added, and every row-uniform division calling `fn`."""
+    def edit(src):
+        rb = recips(src)
+        src = src.replace("@triton.jit\ndef _recip_f64", helpers + "@triton.jit\ndef _recip_f64", 1)
+        return re.sub(_DIV_CALL, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
+    return edit
+
+
+def _division_operands(g, label, n):
+    """n f32 (dividend, divisor) pairs of one adversarial class, on the GPU."""
+    if label == "random bits":
+        a, b = (torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64)
+                .to(torch.int32).view(torch.float32) for _ in range(2))
+    elif label == "softmax-like":
+        a = torch.exp(-torch.rand(n, device="cuda", generator=g) * 110)
+        b = 1 + torch.rand(n, device="cuda", generator=g) * 32767
+    elif label == "tiny dividends":
+        a, b = scaled(g, n, -160, -90), scaled(g, n, -30, 30)
+    elif label == "subnormal quotients":
+        a, b = scaled(g, n, -126, -60), scaled(g, n, 0, 80)
+    else:  # "mixed warps": in range, with one tiny dividend in every 97
+        a = torch.rand(n, device="cuda", generator=g) + 0.5
+        a[::97] = scaled(g, a[::97].numel(), -160, -100)
+        b = 1 + torch.rand(n, device="cuda", generator=g) * 100
+    return a, b
+
+
+def _exact_runs(seed, labels, reps, n=1 << 24):
+    """_asmdiv_exact_kernel (the two forms bound to _PROBE_DASM and _PROBE_DWHERE) on `reps` draws of
+    each operand class: yields (label, rep, a, b, first form's quotients, second's, torch's a / b)."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    for label in labels:
+        for rep in range(reps):
+            a, b = _division_operands(g, label, n)
+            o = torch.empty_like(a)
+            w = torch.empty_like(a)
+            _asmdiv_exact_kernel[(triton.cdiv(n, 1024),)](a, b, o, w, n, BLOCK=1024)
+            yield label, rep, a, b, o, w, a / b
+
+
+def _bits_differing(x, ref):
+    return int((~((x.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(x) & torch.isnan(ref)))).sum().item())
+
+
+def _division_forms(helpers, first, second):
+    """The generated softmax and two variants whose row-uniform divisions call the helper functions
+    `first` and `second` (tag -> module), which also become the exactness kernel's two forms."""
+    global _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE
+    os.environ["INTENT_RUNTIME"] = "0"
+    mods = {"generated": load("softmax")}
+    for fn in (first, second):
+        mods[fn.lstrip("_")] = variant_module("softmax", fn.lstrip("_"), _div_variant(helpers, fn))
+    a, b = mods[first.lstrip("_")], mods[second.lstrip("_")]
+    _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE = a._recip_f64, getattr(a, first), getattr(b, second)
+    return mods
+
+
 def asmdiv_probe():
     """Exact f32 division by a row-uniform divisor with the f64 fallback only where Markstein is
     not exact, chosen per thread inside inline PTX (predicated): bits against torch's IEEE
     division on adversarial operands, then softmax at the long-row shapes next to the generated
     (f64 product), the select form, approximate `/` and the hand-written kernel."""
-    os.environ["INTENT_RUNTIME"] = "0"
-    def with_helper(fn):
-        def edit(src):
-            rb = recips(src)
-            src = src.replace("@triton.jit\ndef _recip_f64", _ASM_HELPERS + "@triton.jit\ndef _recip_f64", 1)
-            return re.sub(_DIV_CALL, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
-        return edit
-
-    mods = {"generated": load("softmax"), "asm": variant_module("softmax", "asm", with_helper("_div_asm")),
-            "where": variant_module("softmax", "where", with_helper("_div_where"))}
-    global _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE
-    _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE = (mods["asm"]._recip_f64, mods["asm"]._div_asm,
-                                                mods["asm"]._div_where)
-
-    g = torch.Generator(device="cuda").manual_seed(7)
-    n = 1 << 24
-    for label in ("random bits", "softmax-like", "tiny dividends", "subnormal quotients"):
-        for rep in range(4):
-            if label == "random bits":
-                a = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
-                b = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
-            elif label == "softmax-like":
-                a = torch.exp(-torch.rand(n, device="cuda", generator=g) * 110)
-                b = 1 + torch.rand(n, device="cuda", generator=g) * 32767
-            elif label == "tiny dividends":
-                a = scaled(g, n, -160, -90)
-                b = scaled(g, n, -30, 30)
-            else:
-                a = scaled(g, n, -126, -60)
-                b = scaled(g, n, 0, 80)
-            o = torch.empty_like(a)
-            w = torch.empty_like(a)
-            _asmdiv_exact_kernel[(triton.cdiv(n, 1024),)](a, b, o, w, n, BLOCK=1024)
-            ref = a / b
-            same = (o.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(o) & torch.isnan(ref))
-            samew = (w.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(w) & torch.isnan(ref))
-            cpu = (a.cpu() / b.cpu()).cuda()
-            samec = (cpu.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(cpu) & torch.isnan(ref))
-            emit(kind="asmdiv-exact", inputs=label, rep=rep, n=n, asm_differing=int((~same).sum().item()),
-                 where_differing=int((~samew).sum().item()), torch_gpu_vs_cpu_differing=int((~samec).sum().item()))
+    mods = _division_forms(_ASM_HELPERS, "_div_asm", "_div_where")
+    for label, rep, a, b, o, w, ref in _exact_runs(7, ("random bits", "softmax-like", "tiny dividends",
+                                                       "subnormal quotients"), 4):
+        emit(kind="asmdiv-exact", inputs=label, rep=rep, n=a.numel(), asm_differing=_bits_differing(o, ref),
+             where_differing=_bits_differing(w, ref),
+             torch_gpu_vs_cpu_differing=_bits_differing((a.cpu() / b.cpu()).cuda(), ref))
 
     for M, N, x, y, z, byt, ref in softmax_shapes():
         time_variants("asmdiv", mods, M, N, x, y, z, byt, ref,
@@ -1547,46 +1571,11 @@ def votediv_probe():
     inline PTX (the slow form is skipped, not predicated). Bits against torch's IEEE division on
     adversarial operands, then softmax at the long-row shapes with the generated (f64 product) kernel
     and the hand-written one."""
-    os.environ["INTENT_RUNTIME"] = "0"
-    def with_helper(fn):
-        def edit(src):
-            rb = recips(src)
-            src = src.replace("@triton.jit\ndef _recip_f64", _ASM_HELPERS + _vote_helpers() + "@triton.jit\ndef _recip_f64", 1)
-            return re.sub(_DIV_CALL, lambda mt: f"{fn}({mt[1]}, {rb[mt[2]]}, {mt[2]})", src)
-        return edit
-
-    mods = {"generated": load("softmax"), "vote1": variant_module("softmax", "vote1", with_helper("_div_vote1")),
-            "vote4": variant_module("softmax", "vote4", with_helper("_div_vote4"))}
-    global _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE
-    _PROBE_RECIP, _PROBE_DASM, _PROBE_DWHERE = (mods["vote1"]._recip_f64, mods["vote1"]._div_vote1,
-                                                mods["vote4"]._div_vote4)
-    g = torch.Generator(device="cuda").manual_seed(11)
-    n = 1 << 24
-    for label in ("random bits", "softmax-like", "tiny dividends", "subnormal quotients", "mixed warps"):
-        for rep in range(2):
-            if label == "random bits":
-                a = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
-                b = torch.randint(-2**31, 2**31 - 1, (n,), device="cuda", generator=g, dtype=torch.int64).to(torch.int32).view(torch.float32)
-            elif label == "softmax-like":
-                a = torch.exp(-torch.rand(n, device="cuda", generator=g) * 110)
-                b = 1 + torch.rand(n, device="cuda", generator=g) * 32767
-            elif label == "tiny dividends":
-                a = scaled(g, n, -160, -90)
-                b = scaled(g, n, -30, 30)
-            elif label == "subnormal quotients":
-                a = scaled(g, n, -126, -60)
-                b = scaled(g, n, 0, 80)
-            else:  # mostly in range, one out-of-range element in every 97
-                a = torch.rand(n, device="cuda", generator=g) + 0.5
-                a[::97] = scaled(g, a[::97].numel(), -160, -100)
-                b = 1 + torch.rand(n, device="cuda", generator=g) * 100
-            o = torch.empty_like(a)
-            w = torch.empty_like(a)
-            _asmdiv_exact_kernel[(triton.cdiv(n, 1024),)](a, b, o, w, n, BLOCK=1024)
-            ref = a / b
-            diff = [int((~((x.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(x) & torch.isnan(ref)))).sum().item())
-                    for x in (o, w)]
-            emit(kind="votediv-exact", inputs=label, rep=rep, n=n, vote1_differing=diff[0], vote4_differing=diff[1])
+    mods = _division_forms(_ASM_HELPERS + _vote_helpers(), "_div_vote1", "_div_vote4")
+    for label, rep, a, b, o, w, ref in _exact_runs(11, ("random bits", "softmax-like", "tiny dividends",
+                                                        "subnormal quotients", "mixed warps"), 2):
+        emit(kind="votediv-exact", inputs=label, rep=rep, n=a.numel(), vote1_differing=_bits_differing(o, ref),
+             vote4_differing=_bits_differing(w, ref))
     for M, N, x, y, z, byt, ref in softmax_shapes():
         time_variants("votediv", mods, M, N, x, y, z, byt, ref,
                       {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"], rounds=6)
