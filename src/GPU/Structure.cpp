@@ -661,12 +661,13 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
             "over the operand's view into a workspace of the MMA operand type, launched before it"},
            {"an operand with a pointwise prologue"}});
   }
-  // No profile column either: both forms are exact, so every row is tried with each (measured
-  // per shape: docs/performance.md, stop 20).
-  // (Only where one divides every element of a row: one division per row costs nothing either way.)
+  // No profile column either: both forms are exact, every row is tried with each (measured per
+  // shape: docs/performance.md, stop 20). Only where every element of a row is divided: one
+  // division per row costs the same either way.
   bool rowUniformDivision = false;
   kernel.walk([&](kir::DivOp d) {
-    rowUniformDivision |= isRowUniformDivision(d, ps) && rank && llvm::is_contained(ps.axes.lookup(d.getLhs()), col);
+    rowUniformDivision |=
+        isRowUniformDivision(d, ps) && rank && llvm::is_contained(ps.axes.lookup(d.getLhs()), col);
   });
   if (rowUniformDivision && ps.kind != StructureKind::Matmul)
     add({"DIV_FORM", "division_form", "bool", {0, 1},

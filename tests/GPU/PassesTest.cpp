@@ -98,7 +98,27 @@ TEST_CASE("igpu-select-structure writes the structure, family, facts and paramet
   CHECK(f.attr("igpu.parameters").find("#igpu.parameter<\"COVER\", role = \"coverage\"") != std::string::npos);
   CHECK(f.attr("igpu.configurations").empty());
   REQUIRE(f.state.structure);
-  CHECK(f.state.structure->parameters.size() == 5);
+  // OWN_M, RED_N, SPLIT, COVER, NUM_WARPS, and DIV_FORM for the division by the row's sum
+  CHECK(f.state.structure->parameters.size() == 6);
+  CHECK(f.attr("igpu.parameters").find("#igpu.parameter<\"DIV_FORM\", role = \"division_form\"") != std::string::npos);
+}
+
+TEST_CASE("every row is projected once with each division form") {
+  Fixture f("softmax.kir");
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(gpu::createSelectStructurePass(f.state));
+  passes.push_back(gpu::createProjectProfilesPass(f.state));
+  REQUIRE(succeeded(f.run(std::move(passes))));
+  size_t rows = f.provider.table.rows("region_reduction").size();
+  REQUIRE(f.state.rows.size() == 2 * rows);
+  for (size_t i = 0; i < rows; ++i) {
+    CHECK(f.state.rows[2 * i].bound.at("DIV_FORM") == 0);
+    CHECK(f.state.rows[2 * i + 1].bound.at("DIV_FORM") == 1);
+    auto a = f.state.rows[2 * i].bound, b = f.state.rows[2 * i + 1].bound;
+    a.erase("DIV_FORM");
+    b.erase("DIV_FORM");
+    CHECK(a == b);
+  }
 }
 
 TEST_CASE("the pipeline projects, then filters into a complete configuration set") {

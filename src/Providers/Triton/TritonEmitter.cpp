@@ -204,14 +204,6 @@ public:
   std::set<std::string> numericHelpers; ///< names in numericHelperSources() in use
   std::string error;
 
-  /// True when `divisor` is the same along the innermost axis (a
-  /// scalar, or a broadcast of a value without that axis): its reciprocal is
-  /// computed once per row, not per element.
-  static bool isBlock(Value v) {
-    auto tt = dyn_cast<KTensor>(v.getType());
-    return tt && !tt.getShape().empty();
-  }
-
   std::string fresh(const char *p = "v") { return std::string(p) + std::to_string(counter++); }
 
   /// An argument's name inside the Triton kernel.
