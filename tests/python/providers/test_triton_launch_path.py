@@ -148,3 +148,24 @@ def test_one_dimensional_grids_reach_the_compiled_launcher_as_three(compile_kir,
     mod._run_candidate(cand, (x, y))
     assert jit.paths() == ["jit", "fast"] and len(jit.log[0][1]) < 3
     jit.check_fast_arguments()
+
+
+def test_launch_reaches_the_compiled_launcher_from_its_second_call(gemm, monkeypatch):
+    """launch() through the runtime: tuning (the trials run on the caller's tensors here: an output
+    only is written, nothing to restore) launches each candidate through the JIT first; every later
+    launch on the same tensors is a runtime hit that goes straight to the compiled kernel's launcher."""
+    monkeypatch.setenv("INTENT_WINNERS", "off")
+    monkeypatch.setenv("INTENT_TUNE_REPS", "1")
+    monkeypatch.setattr(gemm, "_TUNED", None)
+    # (split K would allocate its workspace per launch, and descriptors need a GPU: not here)
+    monkeypatch.setattr(gemm, "CANDIDATES", [c for c in gemm.CANDIDATES
+                                             if c["SPLIT_K"] == 1 and not c["USE_TENSOR_DESCRIPTOR"]])
+    jit = fake(monkeypatch, gemm, "gemm_f16")
+    a, b, c = gemm_args()
+    gemm.launch(a, b, c)
+    assert "jit" in jit.paths() and gemm._TUNED.stats["tunings"] == 1
+    n = len(jit.log)
+    gemm.launch(a, b, c)
+    gemm.launch(a, b, c)
+    assert jit.paths()[n:] == ["fast", "fast"] and gemm._TUNED.stats["hits"] == 2
+    jit.check_fast_arguments()
