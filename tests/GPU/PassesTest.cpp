@@ -61,6 +61,13 @@ struct Fixture {
       pm.addPass(std::move(p));
     return pm.run(kernel());
   }
+  /// Selects the structure and projects the profile rows (no filtering yet).
+  void project() {
+    std::vector<std::unique_ptr<Pass>> passes;
+    passes.push_back(gpu::createSelectStructurePass(state));
+    passes.push_back(gpu::createProjectProfilesPass(state));
+    REQUIRE(succeeded(run(std::move(passes))));
+  }
   /// Runs the pipeline up to a complete candidate set, igpu-build-program included.
   igpu::ProgramOp buildProgram() {
     std::vector<std::unique_ptr<Pass>> passes;
@@ -105,10 +112,7 @@ TEST_CASE("igpu-select-structure writes the structure, family, facts and paramet
 
 TEST_CASE("every row is projected once with each division form") {
   Fixture f("softmax.kir");
-  std::vector<std::unique_ptr<Pass>> passes;
-  passes.push_back(gpu::createSelectStructurePass(f.state));
-  passes.push_back(gpu::createProjectProfilesPass(f.state));
-  REQUIRE(succeeded(f.run(std::move(passes))));
+  f.project();
   size_t rows = f.provider.table.rows("region_reduction").size();
   REQUIRE(f.state.rows.size() == 2 * rows);
   for (size_t i = 0; i < rows; ++i) {
@@ -123,10 +127,7 @@ TEST_CASE("every row is projected once with each division form") {
 
 TEST_CASE("the pipeline projects, then filters into a complete configuration set") {
   Fixture f("gemm_f16.kir");
-  std::vector<std::unique_ptr<Pass>> passes;
-  passes.push_back(gpu::createSelectStructurePass(f.state));
-  passes.push_back(gpu::createProjectProfilesPass(f.state));
-  REQUIRE(succeeded(f.run(std::move(passes))));
+  f.project();
   CHECK(f.attr("igpu.configurations").rfind("#igpu.configurations<\"shared\"", 0) == 0);
   size_t rows = f.provider.table.rows("contraction_narrow").size();
   CHECK(f.state.rows.size() == rows);
