@@ -680,14 +680,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
 
 bool gpu::isRowUniformDivision(kir::DivOp div, const ProgramStructure &ps) {
   Type t = kir::kirElementType(div.getType());
-  auto isBlock = [](Value v) {
-    auto tt = dyn_cast<kir::TensorType>(v.getType());
-    return tt && !tt.getShape().empty();
-  };
-  if (!isa<FloatType>(t) || t.isF64() || !isBlock(div.getLhs()))
+  if (!isa<FloatType>(t) || t.isF64() || shapeOf(div.getLhs().getType()).empty())
     return false; // (f64 keeps IEEE division: the reciprocal is an f32 argument)
-  if (!isBlock(div.getRhs()))
-    return true;
+  if (shapeOf(div.getRhs().getType()).empty())
+    return true; // a scalar
   auto b = div.getRhs().getDefiningOp<kir::BroadcastOp>();
   const int inner = int(ps.extents.size()) - 1;
   return b && !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
