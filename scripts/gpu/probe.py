@@ -21,7 +21,9 @@ f32out (f16 operands with an f32 output: rows against cuBLAS), prolpersist (whic
 compute wrong tiles), skinnytile (16x8192x8192 tiles beyond the table), rowbalance (row sums
 at 132-528 rows of 65536: programs per SM), launchcost (host microseconds per launch and CUDA-graph
 timings of the skinny GEMM), votediv (exact row-uniform division: Markstein with a warp-uniform branch to the
-f64 product), dump, maxnreg.
+f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads moved
+before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
+with pipelined loads), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -699,7 +701,15 @@ HINT_VARIANTS = {
     "stcs": lambda s: _hint_lines(s, stores=', cache_modifier=".cs"'),
     "ldcg": lambda s: _hint_lines(s, loads=', cache_modifier=".cg"'),  # loads take .ca/.cg/.cv only
     "el": lambda s: _hint_lines(s, loads=', eviction_policy="evict_last"'),
+    "wrnone": lambda s: _strip_whole_row_hints(s),
 }
+
+
+def _strip_whole_row_hints(src):
+    """The generated kernel with the hints removed from its whole-row branch only (the chunked
+    branch, which reads its rows more than once, keeps them)."""
+    a, e = _whole_row_branch(src)
+    return src[:a] + re.sub(r', eviction_policy="evict_(first|last)"', "", src[a:e]) + src[e:]
 
 
 def evict_probe():
@@ -726,7 +736,10 @@ def evict_probe():
             y = torch.randn(M, N, device=dev)
             return [x, y, torch.empty_like(x)], 3 * M * N * 4, 2, lambda: x + y
         return [x, torch.empty_like(x)], 2 * M * N * 4, 1, lambda: torch.softmax(x, 1)
-    cases = [("row_sum", "65536x256", lambda: rows(65536, 256, "row")),
+    cases = [("layernorm", "8192x4096", lambda: lnargs(8192, 4096)),
+             ("layernorm_f32", "8192x4096", lambda: lnargs(8192, 4096, torch.float32)),
+             ("softmax", "32768x512", lambda: rows(32768, 512, "softmax")),
+             ("row_sum", "65536x256", lambda: rows(65536, 256, "row")),
              ("row_sum", "256x65536", lambda: rows(256, 65536, "row")),
              ("row_sum", "8192x8192", lambda: rows(8192, 8192, "row")),
              ("softmax", "1024x32768", lambda: rows(1024, 32768, "softmax")),
@@ -760,6 +773,11 @@ def evict_probe():
             fns[tag] = run
             outs[tag] = a[out]
             emit(kind="evict-winner", case=case, shape=shape, variant=tag, winner=json.dumps(win, sort_keys=True))
+        if case.startswith("layernorm"):  # the hand-written kernel, as is and with evict-last loads
+            fns["handwritten"] = lambda a=args: hw.tri_ln(a[0], a[1], a[2])
+            fns["handwritten_el"] = lambda a=args: _hw_ln_el(a[0], a[1], a[2])
+        elif case == "softmax":
+            fns["handwritten"] = lambda a=args: hw.tri_softmax(a[0])
         n = args[0].numel()
         for blk, w in ([(8192, 16)] if os.environ.get("EVICT_READ", "1") == "1" else []):
             part = torch.empty(triton.cdiv(n, blk), device=dev)
@@ -1471,6 +1489,222 @@ def rowbalance_probe():
             emit(kind="rowbalance", shape=f"{M}x{N}", variant=k, err=err, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _whole_row_branch(src):
+    """(start, end) character offsets of the first whole-row branch of a generated row kernel."""
+    a = src.index("    if OWN_M * COVER <= 32768 and SPLIT == 1:\n")
+    return a, src.index("\n    else:\n", a)
+
+
+def _move_lines(src, pick, after):
+    """Moves the whole-row branch's lines for which pick(line, picked names) holds to just after the
+    first line of the branch matching the regex `after` (their order kept)."""
+    a, e = _whole_row_branch(src)
+    lines = src[a:e].split("\n")
+    moved, names, kept = [], set(), []
+    for ln in lines:
+        m = re.match(r"\s+(v\d+) = (.*)$", ln)
+        if m and pick(m.group(2), names):
+            names.add(m.group(1))
+            moved.append(ln)
+        else:
+            kept.append(ln)
+    i = next(k for k, ln in enumerate(kept) if re.search(after, ln))
+    return src[:a] + "\n".join(kept[:i + 1] + moved + kept[i + 1:]) + src[e:]
+
+
+def _hoist_recip(src):
+    def pick(rhs, names):
+        return (rhs == "(tl.zeros([], tl.int64) + N)" or
+                any(rhs in (f"{n}.to(tl.float32)", f"_recip_f64({n})") for n in names))
+    return _move_lines(src, pick, r"cmask = cols < C$")
+
+
+def _hoist_wb(src):
+    def pick(rhs, names):
+        return (rhs.startswith(("tl.load(w + ", "tl.load(b + ")) or
+                any(rhs == f"{n}.to(tl.float32)" for n in names))
+    return _move_lines(src, pick, r"= tl\.load\(x \+ ")
+
+
+@triton.jit
+def _ln_el(x, w, b, y, N, sx, sy, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK); m = cols < N
+    v = tl.load(x + row * sx + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    mean = tl.sum(v, 0) / N
+    d = tl.where(m, v - mean, 0.0)
+    var = tl.sum(d * d, 0) / N
+    r = 1.0 / tl.sqrt(var + eps)
+    o = d * r * tl.load(w + cols, mask=m) + tl.load(b + cols, mask=m)
+    tl.store(y + row * sy + cols, o.to(y.dtype.element_ty), mask=m)
+
+
+def _hw_ln_el(x, w, b):
+    M, N = x.shape
+    y = torch.empty_like(x)
+    BLOCK = triton.next_power_of_2(N)
+    _ln_el[(M,)](x, w, b, y, N, x.stride(0), y.stride(0), 1e-5, BLOCK=BLOCK,
+                 num_warps=min(max(BLOCK // 256, 1), 16))
+    return y
+
+
+def lnhoist_probe():
+    """Layernorm: does the per-row critical path decide the short rows? The generated kernel against
+    text variants with the reciprocal of N computed before the row's load (it depends on N only) and
+    with the weight and bias loads issued beside the row's load, and the hand-written kernel with and
+    without the evict-last hint; every variant at a few rows per program, outputs checked, then the
+    best of each in rotating rounds ($ROUNDS, default 8)."""
+    edits = {"generated": lambda s: s, "hoist_recip": _hoist_recip, "hoist_wb": _hoist_wb,
+             "both": lambda s: _hoist_wb(_hoist_recip(s))}
+    rounds = int(os.environ.get("ROUNDS", 8))
+    for case, dt in [("layernorm_f32", torch.float32), ("layernorm", torch.float16)]:
+        mods = {tag: variant_module(case, tag, e) for tag, e in edits.items()}
+        for M, N, cands in [(8192, 1024, [(4, 1), (4, 2), (8, 2), (2, 1)]), (8192, 4096, [(4, 1), (16, 1)]),
+                            (4096, 8192, [(8, 1), (16, 1)])]:
+            x = torch.randn(M, N, device="cuda", dtype=dt)
+            w, b = torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt)
+            ref = torch.nn.functional.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+            byt = 2 * M * N * x.element_size()
+            shape = f"{M}x{N}"
+            fns = {"handwritten": lambda: hw.tri_ln(x, w, b), "handwritten_el": lambda: _hw_ln_el(x, w, b)}
+            best = {}
+            for tag, m in mods.items():
+                for nw, om in cands:
+                    c = dict(NUM_WARPS=nw, OWN_M=om, RED_N=min(N, 8192), SPLIT=1)
+                    y = torch.full_like(x, float("nan"))
+                    run = m.bind(c, x, w, b, y, 1e-5)
+                    run()
+                    err = ((y.double() - ref).norm() / ref.norm()).item()
+                    tb = byt / t(run) / 1e9
+                    emit(kind="lnhoist_cand", case=case, shape=shape, variant=tag, cand=f"w{nw}_m{om}", TBps=tb, err=err)
+                    if err < 1e-2 and tb > best.get(tag, (0, None, ""))[0]:
+                        best[tag] = (tb, run, f"w{nw}_m{om}")
+            for tag, (tb, run, cn) in best.items():
+                fns[f"{tag}/{cn}"] = run
+            for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+                emit(kind="lnhoist", case=case, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+_BULK_PREFETCH = """
+@triton.jit
+def _bulk_prefetch(p):
+    # One thread of the program asks L2 for the next chunk (cp.async.bulk.prefetch, sm_90).
+    return tl.inline_asm_elementwise(
+        "{ .reg .pred %pf; .reg .u32 %tx; mov.u32 %tx, %tid.x; setp.eq.u32 %pf, %tx, 0; "
+        "@%pf cp.async.bulk.prefetch.L2.global [$1], 32768; mov.u32 $0, 0; }",
+        "=r,l", [p], dtype=tl.int32, is_pure=False, pack=1)
+
+"""
+
+
+def _row_prefetch(dist):
+    def edit(src):
+        loop = "            cmask = (cols < C) & (cols >= 0)\n            v3 = tl.load(x + "
+        assert loop in src
+        pf = (f"            if c0 + {dist} * RED_N < c_hi:\n"
+              f"                _bulk_prefetch(x + (pid * OWN_M).to(IDXT) * x_s0 + (c0 + {dist} * RED_N) * x_s1)\n")
+        src = src.replace(loop, loop.split("\n")[0] + "\n" + pf + loop.split("\n", 1)[1], 1)
+        return src.replace("\n@triton.jit\ndef _combine_0", _BULK_PREFETCH + "@triton.jit\ndef _combine_0", 1)
+    return edit
+
+
+def rowprefetch_probe():
+    """Row sums of long rows: does an L2 bulk prefetch of the chunk 1 or 2 ahead (32 KiB, one thread)
+    lift the 256x65536 row sum? The shipped winner (one 16-warp program per row, RED_N 8192) with and
+    without, in rotating rounds with torch ($ROUNDS, default 8); outputs checked against f64 sums."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    mods = {"generated": load("row_sum")}
+    for d in (1, 2):
+        mods[f"pf{d}"] = variant_module("row_sum", f"pf{d}", _row_prefetch(d))
+    cfg = dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1)
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for tag, m in mods.items():
+            y = torch.full((M,), float("nan"), device="cuda")
+            run = m.bind(cfg, x, y)
+            run()
+            emit(kind="rowprefetch_check", shape=f"{M}x{N}", variant=tag,
+                 err=((y.double() - ref).norm() / ref.norm()).item())
+            fns[tag] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowprefetch", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def _persistent_rows(kname):
+    """Edit: appends `<kname>_persist`, the whole-row branch of the generated row kernel `kname` in a
+    loop over row blocks (program p takes blocks p, p + G, ... for G programs), its loads pipelined
+    across iterations by `tl.range(..., num_stages=NS)`."""
+    def edit(src):
+        d = src.index(f"def {kname}(")
+        head = src[d:src.index("\n", d)]
+        pre = src[src.index("\n", d) + 1:src.index("    pid = tl.program_id(0)\n", d)]
+        rows = re.search(r"\n(    rows = .*\n    rmask = .*)\n", src[d:]).group(1)
+        a, e = _whole_row_branch(src)
+        body = src[src.index("\n", a) + 1:e]
+        fn = ("\n\n@triton.jit\n" + head.replace(f"def {kname}(", f"def {kname}_persist(").replace("):", ", NS: tl.constexpr):")
+              + "\n" + pre
+              + "    for pid in tl.range(tl.program_id(0), tl.cdiv(R, OWN_M), tl.num_programs(0), num_stages=NS):\n"
+              + "\n".join("    " + ln for ln in rows.split("\n")) + "\n" + body + "\n")
+        return src + fn
+    return edit
+
+
+def rowpersist_probe():
+    """Small rows (layernorm f16/f32 8192x1024, softmax 8192x1024 and 32768x512): the whole-row branch
+    in persistent programs (4-16 per SM), loads pipelined over 1-3 stages, against the tuned winner
+    and the hand-written kernel in rotating rounds ($ROUNDS, default 8); outputs checked."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for case, M, N, dt in [("layernorm_f32", 8192, 1024, torch.float32), ("layernorm", 8192, 1024, torch.float16),
+                           ("softmax", 8192, 1024, torch.float32), ("softmax", 32768, 512, torch.float32)]:
+        kname = case + "_kernel"
+        m = variant_module(case, "rowpersist", _persistent_rows(kname))
+        x = torch.randn(M, N, device="cuda", dtype=dt)
+        if case.startswith("layernorm"):
+            w, b = torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt)
+            mk = lambda y: (x, w, b, y, 1e-5)
+            ref = torch.nn.functional.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+            fns = {"handwritten": lambda: hw.tri_ln(x, w, b)}
+            extra_meta = {}
+        else:
+            mk = lambda y: (x, y)
+            ref = torch.softmax(x.double(), 1)
+            fns = {"handwritten": lambda: hw.tri_softmax(x)}
+            extra_meta = {"DIV_FORM": 0}
+        byt = 2 * x.numel() * x.element_size()
+        shape = f"{M}x{N}"
+        y = torch.full_like(x, float("nan"))
+        win = m.prepare(*mk(y))
+        fns["tuned " + json.dumps(win, sort_keys=True)] = m.bind(win, *mk(y))
+        jit = getattr(m, kname + "_persist")
+        screened = []
+        for nw, om in [(4, 1), (4, 2), (2, 2)]:
+            for per_sm in (4, 8, 16):
+                for ns in (1, 2, 3):
+                    yv = torch.full_like(x, float("nan"))
+                    args, extra, _, _, _, _ = m._prepare(*mk(yv))
+                    g = (min(sms * per_sm, triton.cdiv(M, om)),)
+                    run = lambda args=args, extra=extra, g=g, nw=nw, om=om, ns=ns: jit[g](
+                        *args, OWN_M=om, RED_N=N, SPLIT=1, NS=ns, num_warps=nw, **extra_meta, **extra)
+                    try:
+                        run()
+                    except Exception as ex:  # noqa: BLE001
+                        emit(kind="rowpersist_cand", case=case, shape=shape, variant=f"w{nw}_m{om}_g{per_sm}_s{ns}", error=repr(ex)[:200])
+                        continue
+                    err = ((yv.double() - ref).norm() / ref.norm()).item()
+                    tb = byt / t(run) / 1e9
+                    name = f"w{nw}_m{om}_g{per_sm}_s{ns}"
+                    emit(kind="rowpersist_cand", case=case, shape=shape, variant=name, TBps=tb, err=err)
+                    if err < 1e-2:
+                        screened.append((tb, name, run))
+        for tb, name, run in sorted(screened, key=lambda r: -r[0])[:4]:
+            fns[name] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+            emit(kind="rowpersist", case=case, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
     import time
@@ -1596,7 +1830,9 @@ if __name__ == "__main__":
              "rowshape": rowshape_probe, "recheck": recheck_probe, "stages": stages_probe,
              "prologue": prologue_probe, "f32out": f32out_probe, "prolpersist": prolpersist_probe,
              "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe,
-             "launchcost": launchcost_probe, "votediv": votediv_probe}
+             "launchcost": launchcost_probe, "votediv": votediv_probe,
+             "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
+             "rowpersist": rowpersist_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -2,6 +2,7 @@
 #include "intent/GPU/Structure.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -687,6 +688,33 @@ bool gpu::isRowUniformDivision(kir::DivOp div, const ProgramStructure &ps) {
   auto b = div.getRhs().getDefiningOp<kir::BroadcastOp>();
   const int inner = int(ps.extents.size()) - 1;
   return b && !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
+}
+
+/// Integer division and remainder: undefined for a zero divisor, so never computed
+/// where the program would not compute them.
+static bool isIntegerDivision(Operation &op) {
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+          arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
+    return true;
+  return isa<kir::DivOp, kir::RemOp>(op) && !isa<FloatType>(kir::kirElementType(op.getResult(0).getType()));
+}
+
+llvm::DenseSet<Value> gpu::programInvariants(kir::KernelOp kernel) {
+  llvm::DenseSet<Value> inv;
+  Block &body = kernel.getBody().front();
+  for (BlockArgument a : body.getArguments())
+    if (!isa<kir::ViewType>(a.getType()))
+      inv.insert(a);
+  for (Operation &op : body) {
+    if (op.getNumResults() != 1 || !shapeOf(op.getResult(0).getType()).empty())
+      continue;
+    bool invariant = isa<kir::ExtentOp>(op) ||
+                     (op.getNumRegions() == 0 && isMemoryEffectFree(&op) && !isIntegerDivision(op) &&
+                      llvm::all_of(op.getOperands(), [&](Value v) { return inv.contains(v); }));
+    if (invariant)
+      inv.insert(op.getResult(0));
+  }
+  return inv;
 }
 
 const char *gpu::evictHintName(EvictHint h) { return h == EvictHint::First ? "first" : "last"; }

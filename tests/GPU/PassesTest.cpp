@@ -3,6 +3,7 @@
 // of order or without the compile's provider context fails.
 #include "intent/GPU/Passes.h"
 #include "intent/GPU/Program.h"
+#include "intent/GPU/Structure.h"
 #include "intent/Providers/Triton.h"
 #include "intent/KIR/Parse.h"
 #include "intent/Tuning/ProfileTable.h"
@@ -16,6 +17,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,7 +32,9 @@ struct Fixture {
   gpu::ProviderContext provider;
   gpu::PipelineState state;
 
-  explicit Fixture(const char *example) {
+  explicit Fixture(const char *example) : Fixture(example, nullptr) {}
+  /// `source` (when given) is the KIR text itself, `example` then only its name.
+  Fixture(const char *example, const char *source) {
     DialectRegistry registry;
     kir::registerKIRDialects(registry);
     ctx.appendDialectRegistry(registry);
@@ -41,7 +45,10 @@ struct Fixture {
     });
     llvm::SourceMgr sm;
     std::string path = std::string(INTENT_SOURCE_DIR) + "/examples/" + example;
-    REQUIRE(sm.AddIncludeFile(path, llvm::SMLoc(), path) != 0);
+    if (source)
+      sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(source, example), llvm::SMLoc());
+    else
+      REQUIRE(sm.AddIncludeFile(path, llvm::SMLoc(), path) != 0);
     module = kir::parseKIR(sm, ctx);
     REQUIRE(module);
     std::string configs = std::string(INTENT_SOURCE_DIR) + "/configs/";
@@ -266,4 +273,49 @@ TEST_CASE("a program op the serializer has no form for is an error, not a crash"
   REQUIRE(succeeded(mlir::verify(program)));
   std::string src;
   CHECK(f.emitTriton(src) == "the Triton serializer has no form for 'arith.xori'");
+}
+
+TEST_CASE("program invariants: scalars of arguments, extents and constants, never an integer division") {
+  Fixture f("invariants.kir", R"(
+module {
+  kir.kernel @k(%x: !kir.view<f32, [M, N], in>, %a: i32, %b: i32, %s: f32, %y: !kir.view<f32, [M, N], out>) {
+    %v = kir.load %x : !kir.view<f32, [M, N], in>
+    %n = kir.extent %x[1] : !kir.view<f32, [M, N], in>
+    %nf = kir.cast %n : index to f32
+    %q = kir.div %a, %b : i32, i32
+    %qf = kir.cast %q : i32 to f32
+    %t = kir.mul %s, %nf : f32, f32
+    %u = arith.addf %t, %s : f32
+    %m = kir.mul %v, %u : !kir.tensor<f32, [M, N]>, f32
+    %r = kir.add %m, %qf : !kir.tensor<f32, [M, N]>, f32
+    kir.store %r, %y : !kir.view<f32, [M, N], out>
+  }
+})");
+  llvm::DenseSet<Value> inv = gpu::programInvariants(f.kernel());
+  std::map<std::string, bool> got;
+  for (Operation &op : f.kernel().getBody().front())
+    if (op.getNumResults() == 1)
+      got[op.getName().getStringRef().str() + "#" + std::to_string(got.size())] = inv.contains(op.getResult(0));
+  std::map<std::string, bool> want = {{"kir.load#0", false}, {"kir.extent#1", true}, {"kir.cast#2", true},
+                                      {"kir.div#3", false},  {"kir.cast#4", false},  {"kir.mul#5", true},
+                                      {"arith.addf#6", true}, {"kir.mul#7", false},  {"kir.add#8", false}};
+  CHECK(got == want);
+  Block &body = f.kernel().getBody().front();
+  CHECK(inv.contains(body.getArgument(1)));
+  CHECK(!inv.contains(body.getArgument(0)));
+}
+
+TEST_CASE("the reciprocal of a row-uniform divisor that is program-invariant is computed once, before the row's load") {
+  Fixture f("layernorm.kir");
+  f.buildProgram();
+  std::string src;
+  REQUIRE(f.emitTriton(src).empty());
+  size_t kernel = src.find("def layernorm_kernel(");
+  REQUIRE(kernel != std::string::npos);
+  std::string body = src.substr(kernel, src.find("\nCANDIDATES", kernel) - kernel);
+  size_t recip = body.find("= _recip_f64(");
+  REQUIRE(recip != std::string::npos);
+  CHECK(body.find("= _recip_f64(", recip + 1) == std::string::npos); // once, for both divisions by N
+  CHECK(recip < body.find("tl.program_id(0)"));
+  CHECK(body.find("tl.load(x") != std::string::npos);
 }

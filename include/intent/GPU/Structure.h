@@ -13,6 +13,7 @@
 #include "intent/Tuning/Targets.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -94,6 +95,14 @@ evictionHints(intent::kir::KernelOp kernel, const ProgramStructure &ps);
 /// divisions take the divisor's reciprocal once and are exact without a division
 /// per element (docs/gpu.md "Numerics").
 bool isRowUniformDivision(intent::kir::DivOp div, const ProgramStructure &ps);
+
+/// The kernel's program-invariant values: scalars every lane of every program
+/// computes alike from scalar arguments, view extents and constants through pure
+/// ops (not integer division or remainder, undefined for a zero divisor the program
+/// may never divide by). A serializer computes them once, before the program's
+/// first load, instead of where each use sits (in a loop, or behind the row's
+/// reductions on its critical path).
+llvm::DenseSet<mlir::Value> programInvariants(intent::kir::KernelOp kernel);
 
 /// Runs the construction for `kernel`. On failure emits a diagnostic ("no
 /// realization for this form yet" class) and returns nullopt.

@@ -196,6 +196,11 @@ public:
   providers::PythonNames names;
   Coords coords;
   llvm::DenseMap<Value, std::string> cache;
+  /// The program-invariant values, bound at the program's start (hoistInvariants):
+  /// valid at every coordinate, so every scope's cache starts from them.
+  llvm::DenseMap<Value, std::string> invariant;
+  /// Reciprocals of program-invariant divisors, by the divisor's text.
+  std::map<std::string, std::string> invariantRecips;
   /// What a load puts into its masked lanes when a reduction claimed it (see
   /// padded()); 0 otherwise.
   llvm::DenseMap<Value, std::string> loadFill;
@@ -253,6 +258,32 @@ public:
 
   std::string up(const std::string &v, Type t) {
     return isNarrowFloat(t) ? "tl.cast(" + v + ", tl.float32)" : v; // tl.cast: scalars may be Python floats
+  }
+
+  /// `_recip_f64(divisor)`: the program-wide one when the divisor is invariant.
+  std::string reciprocal(const std::string &divisor) {
+    numericHelpers.insert("_recip_f64");
+    auto it = invariantRecips.find(divisor);
+    return it != invariantRecips.end() ? it->second : bind("_recip_f64(" + divisor + ")");
+  }
+
+  /// Binds the program-invariant values and the reciprocals of invariant row-uniform
+  /// divisors once, before anything else the program computes: then no use recomputes
+  /// them in a loop, and none waits for them behind the row's load and reductions.
+  void hoistInvariants(Block &body) {
+    llvm::DenseSet<Value> inv = gpu::programInvariants(kernel);
+    for (Operation &op : body)
+      if (op.getNumResults() == 1 && !op.use_empty() && inv.contains(op.getResult(0)))
+        value(op.getResult(0));
+    for (auto div : body.getOps<kir::DivOp>())
+      if (inv.contains(div.getRhs()) && gpu::isRowUniformDivision(div, ps)) {
+        std::string divisor = up(value(div.getRhs()), div.getType());
+        if (!invariantRecips.count(divisor)) {
+          std::string r = reciprocal(divisor);
+          invariantRecips.emplace(divisor, r);
+        }
+      }
+    invariant = cache;
   }
 
   std::string scalarConst(arith::ConstantOp c) {
@@ -381,10 +412,9 @@ std::string Emitter::value(Value v) {
       r = arith(t, unaryExpr(name, up(value(op->getOperand(0)), t), t), narrow);
     } else if (auto div = dyn_cast<kir::DivOp>(op); div && gpu::isRowUniformDivision(div, ps)) {
       Type t = op->getResult(0).getType();
-      numericHelpers.insert("_recip_f64");
       numericHelpers.insert("_div_by_recip");
       std::string divisor = up(value(div.getRhs()), t);
-      std::string recip = bind("_recip_f64(" + divisor + ")");
+      std::string recip = reciprocal(divisor);
       std::string a = up(value(div.getLhs()), t);
       // DIV_FORM (the structure declares it for such divisions) chooses the form per candidate.
       bool tuned = llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
@@ -902,7 +932,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
       setTileCoords(e, mo, t, mAx, rm, M, kAx, "rk", kDim);
     else
       setTileCoords(e, mo, t, kAx, "rk", kDim, nAx, rn, N);
-    e.cache.clear();
+    e.cache = e.invariant;
     e.cache[load.getResult()] = var;
     std::string v = e.value(operand);
     py.line(std::string(var) + " = " + (zeroPreserving ? v : "tl.where(" + e.coords.mask[kAx] + ", " + v + ", 0.0)"));
@@ -1038,7 +1068,7 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   py.line("    tl.atomic_xchg(sem + " + group + ", 0)  # ready for the next launch");
   // Epilogue: the rest of the kernel at output coordinates.
   setTileCoords(e, mo, t, mAx, rm, M, nAx, rn, N);
-  e.cache.clear();
+  e.cache = e.invariant;
   Type accElt = kir::kirElementType(mo.ci.op.getType());
   e.cache[mo.ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
   auto storeAll = [&] {
@@ -1110,6 +1140,8 @@ public:
     // Combiners first, in reduction order: their helper names do not depend on the body.
     for (Operation *op : e.ps.reductions)
       fns[op] = e.combineFn(op);
+    e.hoistInvariants(body);
+    kept = e.invariant;
     walk(program.getRegion().front());
   }
 
@@ -1123,7 +1155,9 @@ private:
   Block &body;
   bool tma; ///< the program has USE_TENSOR_DESCRIPTOR candidates
   llvm::DenseMap<Value, Expr> exprs;
-  llvm::DenseMap<Value, std::string> reduced; ///< results of the reductions run so far
+  /// Values valid at any coordinates: the program invariants and the results of
+  /// the reductions run so far.
+  llvm::DenseMap<Value, std::string> kept;
   std::map<Operation *, std::string> fns;
 
   std::string text(Value v, int minPrec = 0) {
@@ -1151,7 +1185,7 @@ private:
   void results(Operation *r, const std::vector<std::string> &res) {
     for (unsigned k = 0; k < r->getNumResults(); ++k) {
       e.cache[r->getResult(k)] = res[k];
-      reduced[r->getResult(k)] = res[k];
+      kept[r->getResult(k)] = res[k];
     }
   }
 
@@ -1259,7 +1293,7 @@ void ProgramEmitter::visit(Operation *op) {
   if (auto at = dyn_cast<igpu::AtOp>(op)) {
     rowColCoords(e, rank, text(at.getRows()), at.getRowMask() ? text(at.getRowMask()) : "", text(at.getCols()),
                  at.getColMask() ? text(at.getColMask()) : "");
-    e.cache = reduced;
+    e.cache = kept;
   } else if (auto st = dyn_cast<igpu::StoreOp>(op)) {
     e.store(storeOf(st.getView()));
   } else if (auto m = dyn_cast<igpu::SplitMergeOp>(op)) {
@@ -1343,7 +1377,7 @@ void ProgramEmitter::visit(Operation *op) {
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
     auto cache = e.cache;
-    auto before = reduced;
+    auto before = kept;
     py.line("if " + text(choice.getCondition()) + ":");
     py.push();
     walk(choice.getThenBody().front());
@@ -1351,7 +1385,7 @@ void ProgramEmitter::visit(Operation *op) {
     py.line("else:");
     py.push();
     e.cache = cache;
-    reduced = before;
+    kept = before;
     walk(choice.getElseBody().front());
     py.pop();
   } else {
@@ -1392,7 +1426,7 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
     py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
   py.line("cmask = (cols < C) & (cols >= 0)");
   rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = reduced;
+  e.cache = kept;
   std::vector<std::string> xs;
   for (unsigned k = 0; k < n; ++k)
     xs.push_back(e.padded(r, k, /*tileMask=*/true, rmask + " & cmask"));
@@ -1455,7 +1489,7 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   } else {
     rowColCoords(e, rank, rows, rmask, "cols", "cmask");
   }
-  e.cache = reduced;
+  e.cache = kept;
   std::vector<std::string> xs;
   std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
   for (unsigned k = 0; k < n; ++k)
@@ -1477,7 +1511,7 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
     py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
             ".dtype)");
   rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = reduced;
+  e.cache = kept;
   for (unsigned k = 0; k < n; ++k)
     e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
   walk(so.getRegion().front());
