@@ -305,17 +305,49 @@ module {
   CHECK(!inv.contains(body.getArgument(0)));
 }
 
-TEST_CASE("the reciprocal of a row-uniform divisor that is program-invariant is computed once, before the row's load") {
+/// The body of the Triton kernel `name` in `src` (its def line up to the candidate table).
+static std::string kernelBody(const std::string &src, const std::string &name) {
+  size_t at = src.find("def " + name + "(");
+  REQUIRE(at != std::string::npos);
+  return src.substr(at, src.find("\nCANDIDATES", at) - at);
+}
+
+TEST_CASE("an extent divisor's reciprocal comes from the launcher, correctly rounded, as an f64 parameter") {
   Fixture f("layernorm.kir");
   f.buildProgram();
   std::string src;
   REQUIRE(f.emitTriton(src).empty());
-  size_t kernel = src.find("def layernorm_kernel(");
-  REQUIRE(kernel != std::string::npos);
-  std::string body = src.substr(kernel, src.find("\nCANDIDATES", kernel) - kernel);
-  size_t recip = body.find("= _recip_f64(");
+  std::string body = kernelBody(src, "layernorm_kernel");
+  CHECK(body.find("R, C, _rcp0: tl.float64, OWN_M: tl.constexpr") != std::string::npos);
+  CHECK(body.find("_recip_f64(") == std::string::npos); // no Newton steps in any program
+  CHECK(body.find("tl.zeros([], tl.int64) + N") == std::string::npos); // nor the divisor itself
+  CHECK(body.find("_div_by_recip(") != std::string::npos);
+  CHECK(body.find("_div_by_recip(", body.find("_div_by_recip(") + 1) != std::string::npos); // mean and variance
+  CHECK(src.find("R, C, _recip_host(_ext['N'])]") != std::string::npos);
+  CHECK(src.find("def _recip_host(n):") != std::string::npos);
+  CHECK(src.find("import struct\n") != std::string::npos);
+}
+
+TEST_CASE("an invariant divisor the launcher does not know is inverted once, before anything else the program computes") {
+  Fixture f("scale.kir", R"(
+module {
+  kir.kernel @scale(%x: !kir.view<f32, [M, N], in>, %s: f32, %y: !kir.view<f32, [M, N], out>) {
+    %v = kir.load %x : !kir.view<f32, [M, N], in>
+    %t = kir.mul %s, %s : f32, f32
+    %q = kir.div %v, %t : !kir.tensor<f32, [M, N]>, f32
+    kir.store %q, %y : !kir.view<f32, [M, N], out>
+  }
+})");
+  f.buildProgram();
+  std::string src;
+  REQUIRE(f.emitTriton(src).empty());
+  std::string body = kernelBody(src, "scale_kernel");
+  // (`s` names something else in the Triton kernel: the argument is s_)
+  size_t square = body.find(" = s_ * s_\n"), recip = body.find(" = _recip_f64(");
+  REQUIRE(square != std::string::npos);
   REQUIRE(recip != std::string::npos);
-  CHECK(body.find("= _recip_f64(", recip + 1) == std::string::npos); // once, for both divisions by N
+  CHECK(square < recip);
   CHECK(recip < body.find("tl.program_id(0)"));
-  CHECK(body.find("tl.load(x") != std::string::npos);
+  CHECK(body.find(" = _recip_f64(", recip + 1) == std::string::npos);
+  CHECK(body.find("_rcp0") == std::string::npos);
 }

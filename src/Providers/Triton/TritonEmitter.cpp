@@ -201,6 +201,10 @@ public:
   llvm::DenseMap<Value, std::string> invariant;
   /// Reciprocals of program-invariant divisors, by the divisor's text.
   std::map<std::string, std::string> invariantRecips;
+  /// Reciprocals the launcher computes: (kernel parameter, the launcher's extent expression),
+  /// and the parameter of each divisor they serve.
+  std::vector<std::pair<std::string, std::string>> hostRecips;
+  llvm::DenseMap<Value, std::string> hostRecipOf;
   /// What a load puts into its masked lanes when a reduction claimed it (see
   /// padded()); 0 otherwise.
   llvm::DenseMap<Value, std::string> loadFill;
@@ -272,11 +276,32 @@ public:
   /// them in a loop, and none waits for them behind the row's load and reductions.
   void hoistInvariants(Block &body) {
     llvm::DenseSet<Value> inv = gpu::programInvariants(kernel);
+    auto rowUniform = [&](kir::DivOp div) { return inv.contains(div.getRhs()) && gpu::isRowUniformDivision(div, ps); };
+    // An extent divisor: the launcher passes its correctly rounded reciprocal as an f64
+    // parameter, and no program spends its critical path on Newton steps.
+    for (auto div : body.getOps<kir::DivOp>())
+      if (std::optional<std::string> extent = rowUniform(div) ? launcherExtent(div) : std::nullopt;
+          extent && !hostRecipOf.count(div.getRhs())) {
+        hostRecips.push_back({"_rcp" + std::to_string(hostRecips.size()), *extent});
+        hostRecipOf[div.getRhs()] = hostRecips.back().first;
+      }
+    // Invariants something still uses (a served divisor only under DIV_FORM, which also
+    // takes the divisor itself), bound in program order.
+    llvm::DenseSet<Value> live;
+    for (Operation &op : llvm::reverse(body)) {
+      if (op.getNumResults() == 1 && inv.contains(op.getResult(0)) && !live.contains(op.getResult(0)))
+        continue;
+      auto div = dyn_cast<kir::DivOp>(op);
+      for (OpOperand &use : op.getOpOperands())
+        if (inv.contains(use.get()) && !(div && use.getOperandNumber() == 1 && hostRecipOf.count(use.get()) &&
+                                         isRowUniformDivision(div) && !divisionFormTuned()))
+          live.insert(use.get());
+    }
     for (Operation &op : body)
-      if (op.getNumResults() == 1 && !op.use_empty() && inv.contains(op.getResult(0)))
+      if (op.getNumResults() == 1 && live.contains(op.getResult(0)))
         value(op.getResult(0));
     for (auto div : body.getOps<kir::DivOp>())
-      if (inv.contains(div.getRhs()) && gpu::isRowUniformDivision(div, ps)) {
+      if (rowUniform(div) && !hostRecipOf.count(div.getRhs())) {
         std::string divisor = up(value(div.getRhs()), div.getType());
         if (!invariantRecips.count(divisor)) {
           std::string r = reciprocal(divisor);
@@ -284,6 +309,24 @@ public:
         }
       }
     invariant = cache;
+  }
+
+  bool isRowUniformDivision(kir::DivOp div) const { return gpu::isRowUniformDivision(div, ps); }
+  bool divisionFormTuned() const {
+    return llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
+  }
+
+  /// The launcher's expression of an extent when an f32 division divides by it (cast to f32).
+  std::optional<std::string> launcherExtent(kir::DivOp div) {
+    auto toF32 = div.getRhs().getDefiningOp<kir::CastOp>();
+    if (!toF32 || !kir::kirElementType(div.getType()).isF32() || !toF32.getType().isF32())
+      return std::nullopt;
+    auto ex = toF32.getInput().getDefiningOp<kir::ExtentOp>();
+    if (!ex)
+      return std::nullopt;
+    Attribute d = cast<kir::ViewType>(ex.getView().getType()).getShape()[ex.getAxis()];
+    return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d))
+                               : "_ext['" + kir::symbolicDimName(d).str() + "']";
   }
 
   std::string scalarConst(arith::ConstantOp c) {
@@ -413,11 +456,12 @@ std::string Emitter::value(Value v) {
     } else if (auto div = dyn_cast<kir::DivOp>(op); div && gpu::isRowUniformDivision(div, ps)) {
       Type t = op->getResult(0).getType();
       numericHelpers.insert("_div_by_recip");
-      std::string divisor = up(value(div.getRhs()), t);
-      std::string recip = reciprocal(divisor);
-      std::string a = up(value(div.getLhs()), t);
       // DIV_FORM (the structure declares it for such divisions) chooses the form per candidate.
-      bool tuned = llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
+      bool tuned = divisionFormTuned();
+      auto host = hostRecipOf.find(div.getRhs());
+      std::string divisor = host == hostRecipOf.end() || tuned ? up(value(div.getRhs()), t) : std::string();
+      std::string recip = host != hostRecipOf.end() ? host->second : reciprocal(divisor);
+      std::string a = up(value(div.getLhs()), t);
       if (tuned)
         numericHelpers.insert("_div_rows");
       r = arith(t, tuned ? "_div_rows(" + a + ", " + divisor + ", " + recip + ", DIV_FORM)"
@@ -1662,6 +1706,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   kparams.push_back("R");
   kparams.push_back("C");
+  for (const auto &hr : e.hostRecips)
+    kparams.push_back(hr.first + ": tl.float64");
   const std::vector<std::string> runtimeParams = kparams; // what a prologue kernel takes too
   if (hostDesc) { // host-side tensor descriptors, None for pointer-form candidates
     kparams.push_back("a_desc");
@@ -1675,6 +1721,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   kargs.push_back("R");
   kargs.push_back("C");
+  for (const auto &hr : e.hostRecips)
+    kargs.push_back("_recip_host(" + hr.second + ")");
   keyNames.push_back("R");
   keyNames.push_back("C");
   bool cover = ps.kind == StructureKind::RowReduction;
@@ -1695,7 +1743,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::ostringstream os;
   os << "# Generated by intentc: Triton provider, kernel '" << name << "', family " << ps.family
      << ", structure " << structureName(ps.kind) << ".\n# Do not edit: recompile the KIR instead.\n";
-  os << "import os\nimport torch\nimport triton\nimport triton.language as tl\n";
+  os << "import os\n" << (e.hostRecips.empty() ? "" : "import struct\n")
+     << "import torch\nimport triton\nimport triton.language as tl\n";
   os << "_INTERPRETED = tl.constexpr(os.environ.get(\"TRITON_INTERPRET\", \"0\") == \"1\")\n";
   if (hostDesc)
     os << "from triton.tools.tensor_descriptor import TensorDescriptor\n";
@@ -1872,6 +1921,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "            if span >= 2**31 - 1:\n"
         "                return True\n"
         "    return False\n\n";
+  if (!e.hostRecips.empty())
+    os << "def _recip_host(n):\n"
+          "    # 1 / f32(n) in f64, correctly rounded (n is an extent; 1/0 is inf): _div_by_recip's reciprocal.\n"
+          "    b = struct.unpack(\"f\", struct.pack(\"f\", n))[0]\n"
+          "    return 1.0 / b if b else float(\"inf\")\n\n";
   if (deviceDesc)
     os << "def _tma_alloc(size, alignment, stream):\n    return torch.empty(size, device=\"cuda\", dtype=torch.int8)\n\n";
   os << "def _tma_eligible(*tensors):\n"
