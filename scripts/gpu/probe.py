@@ -228,16 +228,20 @@ def time_variants(kind, mods, M, N, x, y, z, byt, ref, fns, names, rounds):
         emit(kind=kind, shape=f"{M}x{N}", variant=k, TBps=med, min=lo, max=hi)
 
 
-def variant_module(case, tag, edit):
-    """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
-    src = edit(open(os.path.join(ART, case, "triton", "kernel.py")).read())
-    path = os.path.join(VARIANTS, f"{case}_{tag}.py")
+def _import_source(name, src):
+    """`src` written to the variants folder as <name>.py and imported as a new module."""
+    path = os.path.join(VARIANTS, f"{name}.py")
     with open(path, "w") as f:
         f.write(src)
-    spec = importlib.util.spec_from_file_location(f"v_{case}_{tag}", path)
+    spec = importlib.util.spec_from_file_location(f"v_{name}", path)
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
+
+
+def variant_module(case, tag, edit):
+    """The artifact's kernel.py with `edit(source)` applied, imported as a new module."""
+    return _import_source(f"{case}_{tag}", edit(open(os.path.join(ART, case, "triton", "kernel.py")).read()))
 
 
 _BRANCH_HELPERS = """
@@ -1526,26 +1530,17 @@ def _hoist_wb(src):
     return _move_lines(src, pick, r"= tl\.load\(x \+ ")
 
 
-@triton.jit
-def _ln_el(x, w, b, y, N, sx, sy, eps, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK); m = cols < N
-    v = tl.load(x + row * sx + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
-    mean = tl.sum(v, 0) / N
-    d = tl.where(m, v - mean, 0.0)
-    var = tl.sum(d * d, 0) / N
-    r = 1.0 / tl.sqrt(var + eps)
-    o = d * r * tl.load(w + cols, mask=m) + tl.load(b + cols, mask=m)
-    tl.store(y + row * sy + cols, o.to(y.dtype.element_ty), mask=m)
+_HW_EL = []
 
 
 def _hw_ln_el(x, w, b):
-    M, N = x.shape
-    y = torch.empty_like(x)
-    BLOCK = triton.next_power_of_2(N)
-    _ln_el[(M,)](x, w, b, y, N, x.stride(0), y.stride(0), 1e-5, BLOCK=BLOCK,
-                 num_warps=min(max(BLOCK // 256, 1), 16))
-    return y
+    """The hand-written layernorm (handwritten.py) with evict-last row loads, like the generated kernel's."""
+    if not _HW_EL:
+        src = open(os.path.join(HERE, "handwritten.py")).read()
+        load = "v = tl.load(x + row * sx + cols, mask=m, other=0.0)"
+        assert load in src
+        _HW_EL.append(_import_source("handwritten_el", src.replace(load, load[:-1] + ', eviction_policy="evict_last")')))
+    return _HW_EL[0].tri_ln(x, w, b)
 
 
 def lnhoist_probe():
