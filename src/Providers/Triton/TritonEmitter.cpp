@@ -294,7 +294,7 @@ public:
       auto div = dyn_cast<kir::DivOp>(op);
       for (OpOperand &use : op.getOpOperands())
         if (inv.contains(use.get()) && !(div && use.getOperandNumber() == 1 && hostRecipOf.count(use.get()) &&
-                                         isRowUniformDivision(div) && !divisionFormTuned()))
+                                         rowUniform(div) && !divisionFormTuned()))
           live.insert(use.get());
     }
     for (Operation &op : body)
@@ -311,7 +311,6 @@ public:
     invariant = cache;
   }
 
-  bool isRowUniformDivision(kir::DivOp div) const { return gpu::isRowUniformDivision(div, ps); }
   bool divisionFormTuned() const {
     return llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
   }
