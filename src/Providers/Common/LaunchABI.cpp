@@ -267,6 +267,8 @@ std::string emitArgumentChecks(kir::KernelOp kernel) {
         "    return (start, start + (last + 1) * t.element_size())\n\n"
         "def _has_internal_overlap(t):\n"
         "    # Conservative: sorted by stride, each axis must step past the previous ones.\n"
+        "    if t.numel() == 0:\n"
+        "        return False  # no elements, whatever the strides\n"
         "    axes = sorted((st, n) for n, st in zip(t.shape, t.stride()) if n > 1)\n"
         "    reach = 1\n"
         "    for st, n in axes:\n"

@@ -413,6 +413,11 @@ def test_abi_overlap(elem):
     elem["abi"].launch(*args)
     a = torch.empty(0)
     elem["swap"].launch(a, a)
+    # ... whatever their strides: an empty [3, 0] output that repeats one address along its rows.
+    args = abi_args(3, 0)
+    args[2] = torch.empty(1, 0).expand(3, 0)
+    assert args[2].stride()[0] == 0
+    elem["abi"].launch(*args)
 
 
 def test_abi_devices(elem):

@@ -63,6 +63,27 @@ def test_divide_by_scalar_is_ieee_bit_exact(mods, s):
     same_bits(y, x / torch.tensor(s, dtype=torch.float32))
 
 
+@pytest.mark.parametrize("n", [0, 1, 3, 7, 97])
+def test_divide_by_an_extent_is_ieee_bit_exact(mods, n):
+    # The launcher passes 1/f32(N) (_recip_host) as an f64 parameter: no program runs Newton steps.
+    import inspect
+    m = mods["div_by_extent"]
+    kernel = inspect.getsource(m).split("def div_by_extent_kernel")[1].split("\nCANDIDATES")[0]
+    assert "_rcp0: tl.float64" in kernel and "_recip_f64(" not in kernel
+    bits = np.random.default_rng(n).integers(0, 2 ** 32, (6, n), dtype=np.uint64).astype(np.uint32)
+    x = torch.from_numpy(bits.view(np.float32).copy())
+    y = torch.full_like(x, 7.0)
+    m.launch(x, y)
+    same_bits(y, x / torch.tensor(float(n), dtype=torch.float32))
+
+
+def test_the_launchers_reciprocal_of_an_extent_is_correctly_rounded(mods):
+    r = mods["div_by_extent"]._recip_host
+    assert r(3) == 1.0 / 3.0 and r(97) == 1.0 / 97.0
+    assert r(2 ** 24 + 1) == 2.0 ** -24  # f32(2^24 + 1) = 2^24 first, as the kernel would cast it
+    assert r(0) == float("inf")
+
+
 def test_divide_elementwise_is_ieee_bit_exact(mods):
     x, d = operands(seed=11)
     dd = d[:, None].expand_as(x).contiguous()
