@@ -23,7 +23,7 @@ at 132-528 rows of 65536: programs per SM), launchcost (host microseconds per la
 timings of the skinny GEMM), votediv (exact row-uniform division: Markstein with a warp-uniform branch to the
 f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads moved
 before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
-with pipelined loads), dump, maxnreg.
+with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1700,6 +1700,44 @@ def rowpersist_probe():
             emit(kind="rowpersist", case=case, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _rotated_chunks(stride):
+    """Edit: program p starts its row at chunk (p * stride) mod the row's chunk count and wraps (the
+    same chunks, summed in another order), so concurrent programs do not read the same offset of rows
+    a power of two apart."""
+    def edit(src):
+        old = "        for c0 in range(c_lo, c_hi, RED_N):\n            cols = (c0 + tl.arange(0, RED_N))"
+        assert old in src
+        new = ("        nch = tl.cdiv(c_hi - c_lo, RED_N)\n"
+               "        for i in range(0, nch):\n"
+               f"            c0 = c_lo + ((i + pid * {stride}) % nch) * RED_N\n"
+               "            cols = (c0 + tl.arange(0, RED_N))")
+        return src.replace(old, new, 1)
+    return edit
+
+
+def rowrotate_probe():
+    """Row sums of long rows: do 256 programs reading the same offset of rows 256 KiB apart contend
+    for the same memory channels? The shipped winner with each program's chunk order rotated by its
+    row (1 or 3 chunks per row), in rotating rounds with torch ($ROUNDS, default 8); outputs checked."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    mods = {"generated": load("row_sum"), "rot1": variant_module("row_sum", "rot1", _rotated_chunks(1)),
+            "rot3": variant_module("row_sum", "rot3", _rotated_chunks(3))}
+    cfg = dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1)
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for tag, m in mods.items():
+            y = torch.full((M,), float("nan"), device="cuda")
+            run = m.bind(cfg, x, y)
+            run()
+            emit(kind="rowrotate_check", shape=f"{M}x{N}", variant=tag,
+                 err=((y.double() - ref).norm() / ref.norm()).item())
+            fns[tag] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowrotate", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
     import time
@@ -1827,7 +1865,7 @@ if __name__ == "__main__":
              "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe,
              "launchcost": launchcost_probe, "votediv": votediv_probe,
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
-             "rowpersist": rowpersist_probe}
+             "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
