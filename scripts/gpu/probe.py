@@ -1603,14 +1603,13 @@ def _row_prefetch(dist):
     return edit
 
 
-def rowprefetch_probe():
-    """Row sums of long rows: does an L2 bulk prefetch of the chunk 1 or 2 ahead (32 KiB, one thread)
-    lift the 256x65536 row sum? The shipped winner (one 16-warp program per row, RED_N 8192) with and
-    without, in rotating rounds with torch ($ROUNDS, default 8); outputs checked against f64 sums."""
+def _long_row_variants(kind, edits):
+    """The shipped long-row sum (one 16-warp program per row, RED_N 8192) and its text variants
+    `edits` (tag -> edit) at 256x65536 and 8192x8192, in rotating rounds with torch ($ROUNDS, default 8);
+    outputs checked against f64 sums."""
     rounds = int(os.environ.get("ROUNDS", 8))
     mods = {"generated": load("row_sum")}
-    for d in (1, 2):
-        mods[f"pf{d}"] = variant_module("row_sum", f"pf{d}", _row_prefetch(d))
+    mods.update({tag: variant_module("row_sum", tag, e) for tag, e in edits.items()})
     cfg = dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1)
     for M, N in [(256, 65536), (8192, 8192)]:
         x = torch.randn(M, N, device="cuda")
@@ -1620,11 +1619,17 @@ def rowprefetch_probe():
             y = torch.full((M,), float("nan"), device="cuda")
             run = m.bind(cfg, x, y)
             run()
-            emit(kind="rowprefetch_check", shape=f"{M}x{N}", variant=tag,
+            emit(kind=kind + "_check", shape=f"{M}x{N}", variant=tag,
                  err=((y.double() - ref).norm() / ref.norm()).item())
             fns[tag] = run
         for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
-            emit(kind="rowprefetch", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+            emit(kind=kind, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def rowprefetch_probe():
+    """Row sums of long rows: does an L2 bulk prefetch of the chunk 1 or 2 ahead (32 KiB, one thread)
+    lift the 256x65536 row sum?"""
+    _long_row_variants("rowprefetch", {f"pf{d}": _row_prefetch(d) for d in (1, 2)})
 
 
 def _persistent_rows(kname):
@@ -1717,26 +1722,8 @@ def _rotated_chunks(stride):
 
 def rowrotate_probe():
     """Row sums of long rows: do 256 programs reading the same offset of rows 256 KiB apart contend
-    for the same memory channels? The shipped winner with each program's chunk order rotated by its
-    row (1 or 3 chunks per row), in rotating rounds with torch ($ROUNDS, default 8); outputs checked."""
-    rounds = int(os.environ.get("ROUNDS", 8))
-    mods = {"generated": load("row_sum"), "rot1": variant_module("row_sum", "rot1", _rotated_chunks(1)),
-            "rot3": variant_module("row_sum", "rot3", _rotated_chunks(3))}
-    cfg = dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1)
-    for M, N in [(256, 65536), (8192, 8192)]:
-        x = torch.randn(M, N, device="cuda")
-        ref = x.double().sum(1)
-        fns = {"torch": lambda x=x: x.sum(1)}
-        for tag, m in mods.items():
-            y = torch.full((M,), float("nan"), device="cuda")
-            run = m.bind(cfg, x, y)
-            run()
-            emit(kind="rowrotate_check", shape=f"{M}x{N}", variant=tag,
-                 err=((y.double() - ref).norm() / ref.norm()).item())
-            fns[tag] = run
-        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
-            emit(kind="rowrotate", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
-
+    for the same memory channels? Each program's chunk order rotated by its row (1 or 3 chunks per row)."""
+    _long_row_variants("rowrotate", {f"rot{k}": _rotated_chunks(k) for k in (1, 3)})
 
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
