@@ -84,6 +84,16 @@ def test_the_launchers_reciprocal_of_an_extent_is_correctly_rounded(mods):
     assert r(0) == float("inf")
 
 
+def test_a_repeated_launch_takes_the_sign_of_a_zero_scalar(mods):
+    # Repeated launches reuse the validated arguments while they stay the same; -0.0 == 0.0 in
+    # Python, yet dividing by it flips the infinities.
+    x = torch.tensor([[1.0, -2.0, 3.0]])
+    y = torch.empty_like(x)
+    for s in (0.0, -0.0, 0.0):
+        mods["div_by_scalar"].launch(x, s, y)
+        same_bits(y, x / torch.tensor(s))
+
+
 def test_divide_elementwise_is_ieee_bit_exact(mods):
     x, d = operands(seed=11)
     dd = d[:, None].expand_as(x).contiguous()

@@ -153,7 +153,8 @@ def test_one_dimensional_grids_reach_the_compiled_launcher_as_three(compile_kir,
 def test_launch_reaches_the_compiled_launcher_from_its_second_call(gemm, monkeypatch):
     """launch() through the runtime: tuning (the trials run on the caller's tensors here: an output
     only is written, nothing to restore) launches each candidate through the JIT first; every later
-    launch on the same tensors is a runtime hit that goes straight to the compiled kernel's launcher."""
+    launch on the same arguments reuses the previous launch's winner (no runtime resolution, one
+    argument key per call) and goes straight to the compiled kernel's launcher."""
     monkeypatch.setenv("INTENT_WINNERS", "off")
     monkeypatch.setenv("INTENT_TUNE_REPS", "1")
     monkeypatch.setattr(gemm, "_TUNED", None)
@@ -167,5 +168,13 @@ def test_launch_reaches_the_compiled_launcher_from_its_second_call(gemm, monkeyp
     n = len(jit.log)
     gemm.launch(a, b, c)
     gemm.launch(a, b, c)
-    assert jit.paths()[n:] == ["fast", "fast"] and gemm._TUNED.stats["hits"] == 2
+    assert jit.paths()[n:] == ["fast", "fast"] and gemm._TUNED.stats["hits"] == 0
     jit.check_fast_arguments()
+    # Other tensors of the same shapes: the runtime resolves them (a hit, no tuning); then the first again.
+    a2, b2, c2 = gemm_args()
+    gemm.launch(a2, b2, c2)
+    gemm.launch(a, b, c)
+    assert gemm._TUNED.stats["tunings"] == 1 and gemm._TUNED.stats["hits"] == 2
+    # The reuse never skips the argument checks.
+    with pytest.raises(ValueError, match="symbol"):
+        gemm.launch(a, b, c[:, :-1])
