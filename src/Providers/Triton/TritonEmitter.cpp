@@ -2174,7 +2174,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    return run\n\n";
   os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
   os << "_TUNED = None\n";
-  os << "_WIN = [None, None]  # the argument key of the last launch() and its winner\n\n";
+  os << "_WIN = [None, None, None]  # the argument key of the last launch(), its tuner and its winner\n\n";
   os << "def _tuned():\n"
         "    global _TUNED\n"
         "    if _TUNED is None:\n"
@@ -2192,12 +2192,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    if _use_runtime():\n"
         "        call = " << argTuple << "\n"
         "        validated = _validated(call)\n"
-        "        if _WIN[0] != _LAST[0]:\n"
+        "        tuned = _tuned()\n"
+        "        if _WIN[0] != _LAST[0] or _WIN[1] is not tuned:\n"
         "            key = _LAST[0]\n"
-        "            _WIN[:] = [None, _tuned().prepare(*call)]  # trials may validate other arguments\n"
+        "            _WIN[:] = [None, tuned, tuned.prepare(*call)]  # trials may validate other arguments\n"
         "            validated = _validated(call)\n"
         "            _WIN[0] = key\n"
-        "        _run_validated(_WIN[1], call, validated)\n"
+        "        _run_validated(_WIN[2], call, validated)\n"
         "        return\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";

@@ -178,3 +178,10 @@ def test_launch_reaches_the_compiled_launcher_from_its_second_call(gemm, monkeyp
     # The reuse never skips the argument checks.
     with pytest.raises(ValueError, match="symbol"):
         gemm.launch(a, b, c[:, :-1])
+    # Nor a new tuner: with other candidates, the same arguments are resolved again.
+    tile = lambda c: (c["BM"], c["BN"], c["BK"])  # noqa: E731
+    other = next(c for c in gemm.CANDIDATES if tile(c) != tile(gemm._WIN[2]))
+    monkeypatch.setattr(gemm, "CANDIDATES", [other])
+    monkeypatch.setattr(gemm, "_TUNED", None)
+    gemm.launch(a, b, c)
+    assert jit.log[-1][0] == "jit" and tile(jit.log[-1][3]) == tile(other)
