@@ -2189,16 +2189,17 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // Argument errors surface as themselves, not as "every tuning candidate failed".
   // (validated once per set of arguments, as the trials do: not on every launch).
   // A launch on the previous launch's arguments reuses its winner: one argument key per call.
+  // (Locals start with '_': no argument's Python name does.)
   os << "    if _use_runtime():\n"
-        "        call = " << argTuple << "\n"
-        "        validated = _validated(call)\n"
-        "        tuned = _tuned()\n"
-        "        if _WIN[0] != _LAST[0] or _WIN[1] is not tuned:\n"
-        "            key = _LAST[0]\n"
-        "            _WIN[:] = [None, tuned, tuned.prepare(*call)]  # trials may validate other arguments\n"
-        "            validated = _validated(call)\n"
-        "            _WIN[0] = key\n"
-        "        _run_validated(_WIN[2], call, validated)\n"
+        "        _call = " << argTuple << "\n"
+        "        _checked = _validated(_call)\n"
+        "        _t = _tuned()\n"
+        "        if _WIN[0] != _LAST[0] or _WIN[1] is not _t:\n"
+        "            _key = _LAST[0]\n"
+        "            _WIN[:] = [None, _t, _t.prepare(*_call)]  # trials may validate other arguments\n"
+        "            _checked = _validated(_call)\n"
+        "            _WIN[0] = _key\n"
+        "        _run_validated(_WIN[2], _call, _checked)\n"
         "        return\n";
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
