@@ -199,12 +199,15 @@ public:
   /// The program-invariant values, bound at the program's start (hoistInvariants):
   /// valid at every coordinate, so every scope's cache starts from them.
   llvm::DenseMap<Value, std::string> invariant;
-  /// Reciprocals of program-invariant divisors, by the divisor's text.
-  std::map<std::string, std::string> invariantRecips;
-  /// Reciprocals the launcher computes: (kernel parameter, the launcher's extent expression),
-  /// and the parameter of each divisor they serve.
+  /// The reciprocal of each program-invariant row-uniform divisor: a name bound at the
+  /// program's start, or the kernel parameter the launcher fills (hostRecips).
+  llvm::DenseMap<Value, std::string> invariantRecip;
+  /// Reciprocals the launcher computes: (kernel parameter, the launcher's extent expression).
   std::vector<std::pair<std::string, std::string>> hostRecips;
-  llvm::DenseMap<Value, std::string> hostRecipOf;
+  /// DIV_FORM (the structure declares it for such divisions) chooses the form per candidate;
+  /// its form 1 takes the divisor itself too.
+  const bool divisionFormTuned =
+      llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
   /// What a load puts into its masked lanes when a reduction claimed it (see
   /// padded()); 0 otherwise.
   llvm::DenseMap<Value, std::string> loadFill;
@@ -264,11 +267,9 @@ public:
     return isNarrowFloat(t) ? "tl.cast(" + v + ", tl.float32)" : v; // tl.cast: scalars may be Python floats
   }
 
-  /// `_recip_f64(divisor)`: the program-wide one when the divisor is invariant.
   std::string reciprocal(const std::string &divisor) {
     numericHelpers.insert("_recip_f64");
-    auto it = invariantRecips.find(divisor);
-    return it != invariantRecips.end() ? it->second : bind("_recip_f64(" + divisor + ")");
+    return bind("_recip_f64(" + divisor + ")");
   }
 
   /// Binds the program-invariant values and the reciprocals of invariant row-uniform
@@ -281,9 +282,9 @@ public:
     // parameter, and no program spends its critical path on Newton steps.
     for (auto div : body.getOps<kir::DivOp>())
       if (std::optional<std::string> extent = rowUniform(div) ? launcherExtent(div) : std::nullopt;
-          extent && !hostRecipOf.count(div.getRhs())) {
+          extent && !invariantRecip.count(div.getRhs())) {
         hostRecips.push_back({"_rcp" + std::to_string(hostRecips.size()), *extent});
-        hostRecipOf[div.getRhs()] = hostRecips.back().first;
+        invariantRecip[div.getRhs()] = hostRecips.back().first;
       }
     // Invariants something still uses (a served divisor only under DIV_FORM, which also
     // takes the divisor itself), bound in program order.
@@ -293,26 +294,19 @@ public:
         continue;
       auto div = dyn_cast<kir::DivOp>(op);
       for (OpOperand &use : op.getOpOperands())
-        if (inv.contains(use.get()) && !(div && use.getOperandNumber() == 1 && hostRecipOf.count(use.get()) &&
-                                         rowUniform(div) && !divisionFormTuned()))
+        if (inv.contains(use.get()) && !(div && use.getOperandNumber() == 1 && invariantRecip.count(use.get()) &&
+                                         rowUniform(div) && !divisionFormTuned))
           live.insert(use.get());
     }
     for (Operation &op : body)
       if (op.getNumResults() == 1 && live.contains(op.getResult(0)))
         value(op.getResult(0));
     for (auto div : body.getOps<kir::DivOp>())
-      if (rowUniform(div) && !hostRecipOf.count(div.getRhs())) {
-        std::string divisor = up(value(div.getRhs()), div.getType());
-        if (!invariantRecips.count(divisor)) {
-          std::string r = reciprocal(divisor);
-          invariantRecips.emplace(divisor, r);
-        }
+      if (rowUniform(div) && !invariantRecip.count(div.getRhs())) {
+        std::string r = reciprocal(up(value(div.getRhs()), div.getType()));
+        invariantRecip[div.getRhs()] = r;
       }
     invariant = cache;
-  }
-
-  bool divisionFormTuned() const {
-    return llvm::any_of(ps.parameters, [](const gpu::Parameter &p) { return p.symbol == "DIV_FORM"; });
   }
 
   /// The launcher's expression of an extent when an f32 division divides by it (cast to f32).
@@ -455,11 +449,10 @@ std::string Emitter::value(Value v) {
     } else if (auto div = dyn_cast<kir::DivOp>(op); div && gpu::isRowUniformDivision(div, ps)) {
       Type t = op->getResult(0).getType();
       numericHelpers.insert("_div_by_recip");
-      // DIV_FORM (the structure declares it for such divisions) chooses the form per candidate.
-      bool tuned = divisionFormTuned();
-      auto host = hostRecipOf.find(div.getRhs());
-      std::string divisor = host == hostRecipOf.end() || tuned ? up(value(div.getRhs()), t) : std::string();
-      std::string recip = host != hostRecipOf.end() ? host->second : reciprocal(divisor);
+      bool tuned = divisionFormTuned;
+      auto known = invariantRecip.find(div.getRhs());
+      std::string divisor = known == invariantRecip.end() || tuned ? up(value(div.getRhs()), t) : std::string();
+      std::string recip = known != invariantRecip.end() ? known->second : reciprocal(divisor);
       std::string a = up(value(div.getLhs()), t);
       if (tuned)
         numericHelpers.insert("_div_rows");
@@ -1866,10 +1859,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "        nargs[\"b_desc\"].block_shape = " << bBlock << "\n"
        << outBlocks << "\n";
   }
+  os << "def _opts(cand):\n"
+        "    \"\"\"A candidate's launch options (warps, stages, CTAs per cluster).\"\"\"\n"
+        "    return dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
   os << "def _config(cand):\n"
-        "    return triton.Config(_meta(cand), num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1),\n"
-        "                         num_ctas=cand.get(\"NUM_CTAS\", 1)"
-     << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
+        "    return triton.Config(_meta(cand), **_opts(cand)" << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
   std::string gridExpr;
   switch (ps.kind) {
   // At least one program per grid dimension: with no rows (or no columns) an
@@ -2072,7 +2066,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "                sem=torch.zeros(tiles, device=dev, dtype=torch.int32))\n\n"
           "def _launch(grid, args, meta, cand, wshape, work=None):\n"
           "    m = dict(meta, **(_workspace(cand, wshape) if work is None else work))\n"
-          "    return _jit_once(" << jitName << ", grid(m), args, m, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1)))\n\n";
+          "    return _jit_once(" << jitName << ", grid(m), args, m, _opts(cand))\n\n";
   if (splitMerge)
     os << "_WORK = {}\n\n"
           "def _split_work(g, wshape):\n"
@@ -2139,7 +2133,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
           "    if fast is not None and cand.get(\"SPLIT_K\", 1) == 1" << (once.empty() ? "" : " and not once") << ":\n"
           "        _LAST[2][fk] = fast\n\n";
   else
-    os << "    fast = _jit_once(" << jitName << ", grid(meta), args, meta, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)))\n"
+    os << "    fast = _jit_once(" << jitName << ", grid(meta), args, meta, _opts(cand))\n"
           "    if fast is not None:\n"
           "        _LAST[2][fk] = fast\n\n";
 
@@ -2169,7 +2163,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (ps.kind == StructureKind::Matmul)
     os << "        f = _launch(grid, args, meta, cand, wshape, work)\n";
   else
-    os << "        f = _jit_once(" << jitName << ", g, args, meta, dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1)))\n";
+    os << "        f = _jit_once(" << jitName << ", g, args, meta, _opts(cand))\n";
   os << "        if f is not None:\n            fast.append(f)\n";
   os << "    return run\n\n";
   os << "_ACCESS = [" << [&] { std::string s; for (auto &a : access) s += "\"" + a + "\", "; return s; }() << "]\n";
