@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 import handwritten as hw  # noqa: E402
+from compare import bits_differing  # noqa: E402
 
 ART, WHICH = sys.argv[1], sys.argv[2]
 OUT = os.environ.get("OUT", "/tmp")
@@ -62,12 +63,6 @@ def tbps(byt, **fns):
     its baselines in the same rotating rounds)."""
     ms = bench_interleaved(list(fns.values()))
     return {f"{k}_TBps": byt / t / 1e9 for k, t in zip(fns, ms)}
-
-
-def bits_differing(got, want):
-    """Elements of two same-dtype tensors whose bits differ (a NaN equals any NaN)."""
-    as_int = torch.int64 if got.element_size() == 8 else torch.int32
-    return int((~((got.view(as_int) == want.view(as_int)) | (torch.isnan(got) & torch.isnan(want)))).sum())
 
 
 def rel_err(out, ref):

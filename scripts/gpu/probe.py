@@ -42,6 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 sys.path.insert(0, HERE)
 import handwritten as hw  # noqa: E402
+from compare import bits_differing  # noqa: E402
 
 ART = sys.argv[1]
 OUT = os.environ.get("OUT", "/tmp")
@@ -528,10 +529,6 @@ def _exact_runs(seed, labels, reps, n=1 << 24):
             yield label, rep, a, b, o, w, a / b
 
 
-def _bits_differing(x, ref):
-    return int((~((x.view(torch.int32) == ref.view(torch.int32)) | (torch.isnan(x) & torch.isnan(ref)))).sum().item())
-
-
 def _division_forms(helpers, first, second):
     """The generated softmax and two variants whose row-uniform divisions call the helper functions
     `first` and `second` (tag -> module), which also become the exactness kernel's two forms."""
@@ -553,9 +550,9 @@ def asmdiv_probe():
     mods = _division_forms(_ASM_HELPERS, "_div_asm", "_div_where")
     for label, rep, a, b, o, w, ref in _exact_runs(7, ("random bits", "softmax-like", "tiny dividends",
                                                        "subnormal quotients"), 4):
-        emit(kind="asmdiv-exact", inputs=label, rep=rep, n=a.numel(), asm_differing=_bits_differing(o, ref),
-             where_differing=_bits_differing(w, ref),
-             torch_gpu_vs_cpu_differing=_bits_differing((a.cpu() / b.cpu()).cuda(), ref))
+        emit(kind="asmdiv-exact", inputs=label, rep=rep, n=a.numel(), asm_differing=bits_differing(o, ref),
+             where_differing=bits_differing(w, ref),
+             torch_gpu_vs_cpu_differing=bits_differing((a.cpu() / b.cpu()).cuda(), ref))
 
     for M, N, x, y, z, byt, ref in softmax_shapes():
         time_variants("asmdiv", mods, M, N, x, y, z, byt, ref,
@@ -1828,8 +1825,8 @@ def votediv_probe():
     mods = _division_forms(_ASM_HELPERS + _vote_helpers(), "_div_vote1", "_div_vote4")
     for label, rep, a, b, o, w, ref in _exact_runs(11, ("random bits", "softmax-like", "tiny dividends",
                                                         "subnormal quotients", "mixed warps"), 2):
-        emit(kind="votediv-exact", inputs=label, rep=rep, n=a.numel(), vote1_differing=_bits_differing(o, ref),
-             vote4_differing=_bits_differing(w, ref))
+        emit(kind="votediv-exact", inputs=label, rep=rep, n=a.numel(), vote1_differing=bits_differing(o, ref),
+             vote4_differing=bits_differing(w, ref))
     for M, N, x, y, z, byt, ref in softmax_shapes():
         time_variants("votediv", mods, M, N, x, y, z, byt, ref,
                       {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"], rounds=6)
