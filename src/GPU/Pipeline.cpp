@@ -36,6 +36,7 @@ LogicalResult gpu::compileKernel(kir::KernelOp kernel, const ProviderContext &ct
   state.ctx = &ctx;
   PassManager pm(kernel.getContext(), kir::KernelOp::getOperationName());
   pm.addPass(createEraseDeadValuesPass());
+  pm.addPass(createDecomposeContractionsPass());
   pm.addPass(createSelectStructurePass(state));
   pm.addPass(createAssignCacheHintsPass(state));
   pm.addPass(createBuildProgramPass(state));

@@ -42,6 +42,7 @@ struct PipelineState {
 #include "intent/GPU/Passes.h.inc"
 
 std::unique_ptr<mlir::Pass> createEraseDeadValuesPass();
+std::unique_ptr<mlir::Pass> createDecomposeContractionsPass();
 /// The passes of the shared pipeline, bound to `state` (which must outlive them).
 std::unique_ptr<mlir::Pass> createSelectStructurePass(PipelineState &state);
 std::unique_ptr<mlir::Pass> createAssignCacheHintsPass(PipelineState &state);

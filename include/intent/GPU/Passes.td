@@ -1,9 +1,10 @@
 //===- Passes.td - the shared GPU passes -------------------------*- tablegen -*-===//
 //
 // The shared stage of tuning.md §2-§5 as a pass pipeline on one kir.kernel:
-// erase dead values, fix the program structure, project the profile rows onto its typed
-// parameters, filter the candidates for the provider. Each pass writes what it
-// decided into the kernel as verified igpu attributes.
+// erase dead values, decompose contractions without a matrix product, fix the
+// program structure, project the profile rows onto its typed parameters,
+// filter the candidates for the provider. Each pass writes what it decided
+// into the kernel as verified igpu attributes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef INTENT_GPU_PASSES
@@ -20,6 +21,27 @@ def EraseDeadValues : Pass<"igpu-erase-dead-values", "::intent::kir::KernelOp"> 
     makes the kernel unsupported. An igpu.program left in the input (stage
     IR fed back) is erased too: igpu-build-program rebuilds it.
   }];
+}
+
+def DecomposeContractions : Pass<"igpu-decompose-contractions", "::intent::kir::KernelOp"> {
+  let summary = "Contractions without a matrix product become products and sums";
+  let description = [{
+    A `kir.contract` that lacks a label of the left operand alone, a label of
+    the right operand alone, or a contracted label (matrix-vector and
+    vector-matrix products, dot products, row-wise dot products, outer
+    products) has no tile of tensor-core work. It becomes its operands cast to
+    the result element type (the reference's semantics), transposed and
+    broadcast onto the larger operand's labels followed by the other's (so a
+    row-major matrix keeps its memory order; an outer product takes the
+    result's order), multiplied, summed over the contracted axes by
+    `kir.reduce add` with the default `unordered_tree` policy (kir.md: a
+    contraction is a sum in unspecified order) and transposed into the
+    result's order; the memory-bound structures then map it. i1 results
+    are left as they are. A contraction whose result names a label of the
+    right operand before one of the left operand (`"mk,kn->nm"`) gets its
+    operands swapped, so that its result reads [batch,] m, n.
+  }];
+  let dependentDialects = ["::intent::kir::KIRDialect"];
 }
 
 def SelectStructure : Pass<"igpu-select-structure", "::intent::kir::KernelOp"> {

@@ -181,6 +181,9 @@ std::string dimExpr(Attribute d, const providers::PythonNames &names);
 struct Coords {
   std::vector<std::string> coord; ///< broadcastable coordinate block per axis
   std::vector<std::string> mask;  ///< validity per axis ("" = always valid)
+  /// Row structures: the program's row block ([OWN_M, 1]) and its validity, also
+  /// when no axis is a row axis (a vector reduced to a 0-d view is one row).
+  std::string rows, rowMask;
 };
 
 class Emitter {
@@ -631,6 +634,11 @@ void Emitter::store(kir::StoreOp st) {
   auto [off, mask] = address(st.getView());
   std::string v = value(st.getValue());
   Type elt = cast<kir::ViewType>(st.getView().getType()).getElementType();
+  if (cast<kir::ViewType>(st.getView().getType()).getRank() == 0 && !coords.rows.empty()) {
+    // A reduced value is a row block even when the view has no axis: store its one row.
+    off = "0 * " + coords.rows;
+    mask = coords.rowMask;
+  }
   std::string ptr = argName(st.getView()) + " + " + off;
   std::string val = v + ".to(" + tlType(elt) + ")";
   if (isLiteralExpr(v))
@@ -671,6 +679,8 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
                   const std::string &cols, const std::string &cmask) {
   e.coords.coord.assign(rank, "");
   e.coords.mask.assign(rank, "");
+  e.coords.rows = rows;
+  e.coords.rowMask = rmask;
   if (rank == 0)
     return;
   e.coords.coord[rank - 1] = cols;

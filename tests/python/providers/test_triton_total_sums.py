@@ -1,6 +1,7 @@
 """Total sums of element types without an atomic merge (f16, f64, i64) on the CPU
 interpreter against the reference provider: one program reduces everything and stores
-the scalar through the rank-0 output view."""
+the scalar through the rank-0 output view. The sum of a vector (a row reduction of one row)
+stores its row block through the rank-0 view, on every candidate (whole row, chunked, split)."""
 import os
 
 import pytest
@@ -23,3 +24,17 @@ def test_total_sum_matches_reference(compile_kir, name, sizes):
         got = clone_args(base)
         tmod._run_candidate(cand, tuple(got))
         compare(got[1], want[1], f"{name} {sizes} {cand}", False)
+
+
+@pytest.mark.parametrize("n", [45, 1, 0, 9000])
+def test_vector_total_every_candidate(compile_kir, n):
+    tmod = compile_kir(KIR, target="triton")["vector_total"]
+    rmod = compile_kir(KIR, target="reference")["vector_total"]
+    assert tmod.ARTIFACT["structure"] == "row_reduction"
+    base = make_inputs(tmod.ARTIFACT["abi"], {"N": n}, torch.Generator().manual_seed(6))
+    want = clone_args(base)
+    rmod.launch(*want)
+    for cand in tmod.CANDIDATES:
+        got = clone_args(base)
+        tmod._run_candidate(cand, tuple(got))
+        compare(got[1], want[1], f"vector_total {n} {cand}", False)
