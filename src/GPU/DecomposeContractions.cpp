@@ -3,7 +3,7 @@
 // igpu-decompose-contractions (Passes.td): a kir.contract with no label of the
 // left operand alone, of the right operand alone, or no contracted label is a
 // product and a sum, not a tile of tensor-core work; a contraction whose result
-// names the right operand's row label first gets its operands swapped.
+// ends in (right operand's label, left operand's label) gets its operands swapped.
 //
 //===----------------------------------------------------------------------===//
 #include "intent/GPU/Passes.h"
@@ -74,9 +74,9 @@ struct DecomposeContractionsPass
       Type elt = resultType.getElementType();
       OpBuilder b(c);
       if (!lhsOnly.empty() && !rhsOnly.empty() && !contracted.empty()) {
-        // The result's first row/column label decides which operand is "A".
-        auto first = llvm::find_if(l->result, [&](char ch) { return !(has(l->lhs, ch) && has(l->rhs, ch)); });
-        if (first != l->result.end() && has(rhsOnly, *first)) {
+        // The result's last two labels decide which operand is "A" ([batch...,] m, n).
+        const std::string &r = l->result;
+        if (r.size() >= 2 && has(rhsOnly, r[r.size() - 2]) && has(lhsOnly, r.back())) {
           auto swapped = b.create<kir::ContractOp>(c.getLoc(), resultType, c.getRhs(), c.getLhs(),
                                                    b.getStringAttr(l->rhs + "," + l->lhs + "->" + l->result),
                                                    c.getTf32Attr());

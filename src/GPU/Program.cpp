@@ -326,8 +326,8 @@ void ProgramBuilder::splitReduction() {
 /// a descriptor where the view is indexed exactly by the tile's ([batch,] m, n)
 /// coordinates (32-bit outputs in two column halves: igpu.store `slices`).
 void ProgramBuilder::outputTile(Value index) {
-  bool batched = ps.contraction->batch != 0;
-  const int m = batched ? 1 : 0;
+  const int m = ps.contraction->batchAxes();
+  bool batched = m > 0;
   Value tilesM = named(cdiv(axisExtent(m), param("BM")), "num_pid_m");
   Value tilesN = named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n");
   Value group = named(mul(param("GROUP_M"), tilesN), "group");
@@ -336,6 +336,7 @@ void ProgramBuilder::outputTile(Value index) {
   Value inGroup = rem(index, group);
   Value pidM = named(add(firstM, rem(inGroup, groupSize)), "pid_m");
   Value pidN = named(div(inGroup, groupSize), "pid_n");
+  // Several batch labels share grid axis 1, flattened (the first label outermost).
   Value batch = batched ? named(pid(1, /*wide=*/true), "pid_b") : Value();
   Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
   Value cols = tileRange(mul(pidN, param("BN")), "BN", "rn");
@@ -348,7 +349,7 @@ void ProgramBuilder::outputTile(Value index) {
   auto merge = b.create<igpu::MergeKOp>(loc, counter, rows, cols, batch);
   OpBuilder::InsertionGuard g(b);
   b.createBlock(&merge.getRegion());
-  SmallVector<int> whole = batched ? SmallVector<int>{0, 1, 2} : SmallVector<int>{0, 1};
+  auto whole = llvm::to_vector(llvm::seq<int>(0, m + 2));
   for (kir::StoreOp st : kernelStores()) {
     auto store = b.create<igpu::StoreOp>(loc, viewIndex(st));
     if (ps.axes.lookup(st.getView()) != whole)
@@ -361,7 +362,7 @@ void ProgramBuilder::outputTile(Value index) {
 
 /// One program per output tile (WORKERS 1), else persistent programs striding over the tiles.
 void ProgramBuilder::matmul() {
-  const int m = ps.contraction->batch ? 1 : 0;
+  const int m = ps.contraction->batchAxes();
   Value single = cmp(arith::CmpIPredicate::eq, param("WORKERS"), cst(1));
   choose(
       single, [&] { outputTile(named(pid(0), "pid")); },

@@ -338,21 +338,24 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ci.lhsLabels = labels->lhs;
     ci.rhsLabels = labels->rhs;
     ci.resultLabels = labels->result;
-    for (char l : labels->lhs + labels->rhs) {
-      bool inL = labels->lhs.find(l) != std::string::npos, inR = labels->rhs.find(l) != std::string::npos;
-      bool inC = labels->result.find(l) != std::string::npos;
-      if (inL && inR && !inC)
-        ci.k = ci.k && ci.k != l ? '?' : l;
-      else if (inL && inR && inC)
-        ci.batch = ci.batch && ci.batch != l ? '?' : l;
-      else if (inL && !inR)
-        ci.m = ci.m && ci.m != l ? '?' : l;
-      else if (inR && !inL)
-        ci.n = ci.n && ci.n != l ? '?' : l;
-    }
-    if (!ci.k || !ci.m || !ci.n || ci.k == '?' || ci.m == '?' || ci.n == '?' || ci.batch == '?')
-      return unsupported(c, "contractions need exactly one M, one N, one K and at most one "
-                            "batch label");
+    auto in = [](const std::string &s, char l) { return s.find(l) != std::string::npos; };
+    // The result reads [batch...,] m, n: m of the left operand alone, n of the right
+    // one alone (igpu-decompose-contractions swapped the operands of [batch...,] n, m).
+    const std::string &res = labels->result;
+    std::string contracted;
+    for (char l : labels->lhs)
+      if (in(labels->rhs, l) && !in(res, l))
+        contracted += l;
+    if (contracted.size() != 1)
+      return unsupported(c, "tensor-core contractions need exactly one contracted label");
+    ci.k = contracted[0];
+    if (res.size() < 2 || !in(labels->lhs, res[res.size() - 2]) || in(labels->rhs, res[res.size() - 2]) ||
+        !in(labels->rhs, res.back()) || in(labels->lhs, res.back()))
+      return unsupported(c, "the result's last two labels must be one of the left operand alone, then one of the "
+                            "right operand alone");
+    ci.m = res[res.size() - 2];
+    ci.n = res.back();
+    ci.batch = res.substr(0, res.size() - 2);
     {
       // Tensor-core operand types, accumulated in f32 (tl.dot's f32 accumulator).
       Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
@@ -369,18 +372,13 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
         return unsupported(c, s);
       }
     }
-    std::string want = ci.batch ? std::string{ci.batch, ci.m, ci.n} : std::string{ci.m, ci.n};
-    if (labels->result != want)
-      return unsupported(c, "the result term must be ordered [batch,] m, n");
     auto strip = [&](const std::string &s) {
       std::string o;
       for (char ch : s)
-        if (ch != ci.batch)
+        if (!in(ci.batch, ch))
           o += ch;
       return o;
     };
-    if (ci.batch && (labels->lhs[0] != ci.batch || labels->rhs[0] != ci.batch))
-      return unsupported(c, "the batch label must lead both operands");
     ci.lhsTransposed = strip(labels->lhs) == std::string{ci.k, ci.m};
     ci.rhsTransposed = strip(labels->rhs) == std::string{ci.n, ci.k};
     OperandForm lhsForm = operandForm(c.getLhs(), c), rhsForm = operandForm(c.getRhs(), c);
@@ -393,7 +391,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ci.rhsPrologue = rhsForm.prologue;
     ci.lhsZeroPreserving = lhsForm.zeroPreserving;
     ci.rhsZeroPreserving = rhsForm.zeroPreserving;
-    // Canonical axes: batch (if any) = 0, m, n, then k = rank.
+    // Canonical axes: the batch labels 0, 1, ..., then m, n, then k = rank.
     auto canon = [&](const std::string &lbls) {
       SmallVector<int> a;
       for (char ch : lbls) {

@@ -37,9 +37,9 @@ def DecomposeContractions : Pass<"igpu-decompose-contractions", "::intent::kir::
     `kir.reduce add` with the default `unordered_tree` policy (kir.md: a
     contraction is a sum in unspecified order) and transposed into the
     result's order; the memory-bound structures then map it. i1 results
-    are left as they are. A contraction whose result names a label of the
-    right operand before one of the left operand (`"mk,kn->nm"`) gets its
-    operands swapped, so that its result reads [batch,] m, n.
+    are left as they are. A contraction whose result ends in a label of the
+    right operand alone then one of the left operand alone (`"mk,kn->nm"`)
+    gets its operands swapped, so that its result reads [batch...,] m, n.
   }];
   let dependentDialects = ["::intent::kir::KIRDialect"];
 }

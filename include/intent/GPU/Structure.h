@@ -52,7 +52,11 @@ struct ContractionInfo {
   /// The prologue is casts only, so lanes loaded as 0 past K stay 0.
   bool lhsZeroPreserving = true, rhsZeroPreserving = true;
   std::string lhsLabels, rhsLabels, resultLabels;
-  char m = 0, n = 0, k = 0, batch = 0; ///< label of each role (0 = absent)
+  char m = 0, n = 0, k = 0; ///< label of each role
+  /// Batch labels: the result's leading labels (canonical axes 0, 1, ...), each in
+  /// one or both operands (an operand without one is the same for every batch).
+  std::string batch;
+  int batchAxes() const { return batch.size(); }
   bool lhsTransposed = false; ///< lhs is [K, M]
   bool rhsTransposed = false; ///< rhs is [N, K]
 };

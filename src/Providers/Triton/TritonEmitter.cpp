@@ -901,9 +901,9 @@ void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
 }
 
 // --- contraction ------------------------------------------------------------------
-/// The M and N extents of a matmul (canonical axes: [batch,] m, n, k).
+/// The M and N extents of a matmul (canonical axes: [batch...,] m, n, k).
 std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps, const providers::PythonNames &names) {
-  const int m = ps.contraction->batch ? 1 : 0;
+  const int m = ps.contraction->batchAxes();
   return {dimExpr(ps.extents[m], names), dimExpr(ps.extents[m + 1], names)};
 }
 
@@ -911,9 +911,10 @@ std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps, const p
 /// names and strides, and the M, N, K extents.
 struct MatmulOperands {
   ContractionInfo ci;
+  int nb; ///< batch axes (canonical 0 .. nb-1)
   bool batched;
   std::string a, b, M, N, K;
-  MatmulOperands(Emitter &e) : ci(*e.ps.contraction), batched(ci.batch != 0) {
+  MatmulOperands(Emitter &e) : ci(*e.ps.contraction), nb(ci.batchAxes()), batched(nb > 0) {
     const ProgramStructure &ps = e.ps;
     a = e.argName(ci.lhsLoad.getView());
     b = e.argName(ci.rhsLoad.getView());
@@ -931,24 +932,64 @@ struct MatmulOperands {
         return e.argName(view) + "_s" + std::to_string(d);
     return "0";
   }
+  /// How many batch axes `view` has (0 .. nb: a missing one is broadcast).
+  int batchAxesOf(Emitter &e, Value view) const {
+    return llvm::count_if(e.ps.axes.lookup(view), [&](int c) { return c < nb; });
+  }
+  /// `view` + the offset of the batch at `coords` (one per batch axis).
+  std::string base(Emitter &e, Value view, const std::vector<std::string> &coords) const {
+    std::string r = e.argName(view);
+    for (int i = 0; i < nb; ++i)
+      if (std::string st = stride(e, view, i); st != "0")
+        r += " + " + coords[i] + " * " + st;
+    return r;
+  }
 };
 
+/// The product of the extents of the canonical batch axes (the flattened batch count).
+std::string batchCount(Emitter &e, int nb) {
+  std::vector<std::string> f;
+  for (int i = 0; i < nb; ++i)
+    f.push_back(e.dim(e.ps.extents[i]));
+  return f.empty() ? "1" : llvm::join(f, " * ");
+}
+
+/// The coordinate of each of `extents.size()` batch axes in the flattened batch
+/// `flat` (the first axis outermost), bound to names.
+std::vector<std::string> batchCoords(Emitter &e, const std::string &flat, const std::vector<std::string> &extents) {
+  std::vector<std::string> c(extents.size());
+  if (extents.size() == 1) {
+    c[0] = flat;
+    return c;
+  }
+  std::string rem = flat;
+  for (int i = extents.size() - 1; i >= 0; --i) {
+    c[i] = i == 0 ? rem : e.bind(rem + " % " + extents[i], "b");
+    if (i)
+      rem = e.bind(rem + " // " + extents[i], "b");
+  }
+  return c;
+}
+
 /// An output tile as the serializer writes it: its coordinate vectors, their
-/// starts (a descriptor's offsets), and the batch (wide, and its grid id).
+/// starts (a descriptor's offsets), and the batch (the flattened one, wide, and
+/// its grid id; the coordinate of each batch axis).
 struct TileText {
   std::string rm, rn, mStart, nStart, batch, batchId;
+  std::vector<std::string> batchCoords;
 };
 
 /// Evaluation coordinates on a contraction tile: the vector `rows` of canonical
 /// axis `rowAxis` along block dim 0, `cols` of `colAxis` along dim 1, each
-/// masked by its extent; the batch (if any) on axis 0.
+/// masked by its extent; the batch coordinates (if any) on axes 0, 1, ....
 void setTileCoords(Emitter &e, const MatmulOperands &mo, const TileText &t, int rowAxis, const std::string &rows,
                    const std::string &rowExtent, int colAxis, const std::string &cols, const std::string &colExtent) {
   int rank = e.ps.extents.size();
   e.coords.coord.assign(rank + 1, "");
   e.coords.mask.assign(rank + 1, "");
-  if (mo.batched)
-    e.coords.coord[0] = t.batch;
+  for (auto [i, c] : llvm::enumerate(t.batchCoords))
+    if (!c.empty())
+      e.coords.coord[i] = c;
   e.coords.coord[rowAxis] = rows + ".to(tl.int64)[:, None]";
   e.coords.mask[rowAxis] = rows + "[:, None] < " + rowExtent;
   e.coords.coord[colAxis] = cols + ".to(tl.int64)[None, :]";
@@ -960,11 +1001,11 @@ void setTileCoords(Emitter &e, const MatmulOperands &mo, const TileText &t, int 
 /// with USE_TENSOR_DESCRIPTOR) or by pointer.
 void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo, const std::string &hi) {
   MatmulOperands mo(e);
-  const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
+  const std::string &rm = t.rm, &rn = t.rn;
   ContractionInfo &ci = mo.ci;
   Py &py = e.py;
-  int rank = e.ps.extents.size(); // [batch,] m, n
-  int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1, kAx = rank;
+  int rank = e.ps.extents.size(); // [batch...,] m, n
+  int mAx = mo.nb, nAx = mo.nb + 1, kAx = rank;
   const std::string &M = mo.M, &N = mo.N, &kDim = mo.K;
   Value lhs = ci.lhsLoad.getView(), rhs = ci.rhsLoad.getView();
   Type inElt = kir::kirElementType(ci.op.getLhs().getType());
@@ -996,11 +1037,18 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   };
   std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
   py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
-  std::string aBase = mo.a + (mo.batched ? " + " + batch + " * " + mo.stride(e, lhs, 0) : "");
-  std::string bBase = mo.b + (mo.batched ? " + " + batch + " * " + mo.stride(e, rhs, 0) : "");
+  std::string aBase = mo.base(e, lhs, t.batchCoords), bBase = mo.base(e, rhs, t.batchCoords);
   std::string sam = mo.stride(e, lhs, mAx), sak = mo.stride(e, lhs, kAx);
   std::string sbk = mo.stride(e, rhs, kAx), sbn = mo.stride(e, rhs, nAx);
   std::string loop = "for k in tl.range(" + lo + ", " + hi + ", num_stages=NUM_STAGES):";
+  auto interpretedBf16 = [&] {
+    if (!inElt.isBF16())
+      return;
+    // Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products
+    // are exact in f32, so an f32 dot there computes the same sum.
+    py.line("if _INTERPRETED:");
+    py.line("    av, bv = av.to(tl.float32), bv.to(tl.float32)");
+  };
   if (tma) {
     // Unbatched: host-side descriptors built by the launcher for the candidate's
     // block shape (measured 2-6% faster than device-side ones on the H200).
@@ -1020,6 +1068,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
         py.line("rk = k * BK + tl.arange(0, BK)");
         prologues();
       }
+      interpretedBf16();
       py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
       py.pop();
     };
@@ -1033,8 +1082,12 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
       // program here.
       py.line("if FLAT:");
       py.push();
-      descLoop("a_desc", "b_desc", t.batchId + " * " + (ci.lhsTransposed ? kDim : M) + " + ",
-               t.batchId + " * " + (ci.rhsTransposed ? N : kDim) + " + ");
+      // An operand without batch axes is one 2-D matrix for every batch.
+      auto flatRows = [&](Value view, const std::string &outer) {
+        return mo.batchAxesOf(e, view) ? t.batchId + " * " + outer + " + " : std::string();
+      };
+      descLoop("a_desc", "b_desc", flatRows(lhs, ci.lhsTransposed ? kDim : M),
+               flatRows(rhs, ci.rhsTransposed ? N : kDim));
       py.pop();
       py.line("else:");
       py.push();
@@ -1063,12 +1116,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
           ", mask=(rk[:, None] < " + kDim + ") & (" + rn + "[None, :] < " + N + "), other=0.0)");
   prologues();
-  if (inElt.isBF16()) {
-    // Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products
-    // are exact in f32, so an f32 dot there computes the same sum.
-    py.line("if _INTERPRETED:");
-    py.line("    av, bv = av.to(tl.float32), bv.to(tl.float32)");
-  }
+  interpretedBf16();
   py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
   py.pop();
   if (tma)
@@ -1092,10 +1140,9 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   MatmulOperands mo(e);
   const std::string &rm = t.rm, &rn = t.rn, &batch = t.batch;
   Py &py = e.py;
-  const ProgramStructure &ps = e.ps;
-  int mAx = mo.batched ? 1 : 0, nAx = mo.batched ? 2 : 1;
+  int mAx = mo.nb, nAx = mo.nb + 1;
   const std::string &M = mo.M, &N = mo.N;
-  std::string wsOffset = "((s * " + (mo.batched ? e.dim(ps.extents[0]) : std::string("1")) + " + " +
+  std::string wsOffset = "((s * " + batchCount(e, mo.nb) + " + " +
                          (mo.batched ? batch : "0") + ") * " + M + " + " + rm + ".to(tl.int64)[:, None]) * " + N +
                          " + " + rn + ".to(tl.int64)[None, :]";
   std::string outMask = "(" + rm + "[:, None] < " + M + ") & (" + rn + "[None, :] < " + N + ")";
@@ -1256,6 +1303,10 @@ private:
     if (batch) {
       t.batch = text(batch);
       t.batchId = "tl.program_id(" + std::to_string(batch.getDefiningOp<igpu::ProgramIdOp>().getAxis()) + ")";
+      std::vector<std::string> extents;
+      for (int i = 0; i < e.ps.contraction->batchAxes(); ++i)
+        extents.push_back(e.dim(e.ps.extents[i]));
+      t.batchCoords = batchCoords(e, t.batch, extents);
     }
     return t;
   }
@@ -1564,17 +1615,23 @@ void ProgramEmitter::scan(igpu::ScanOp so) {
   py.pop();
 }
 
-/// The dims of a contraction operand's view: the batch (canonical axis 0 of a
-/// batched contraction; -1 without), then its rows and columns.
+/// The dims of a contraction operand's view: its batch dims (in canonical axis
+/// order; an operand may lack some), then its rows and columns.
 struct OperandDims {
-  int batch = -1, rows = -1, cols = -1;
+  std::vector<int> batch;
+  int rows = -1, cols = -1;
 };
 OperandDims operandDims(const ProgramStructure &ps, Value view) {
   OperandDims d;
-  bool batched = ps.contraction->batch != 0;
-  for (auto [dim, axis] : llvm::enumerate(ps.axes.lookup(view))) {
-    if (batched && axis == 0)
-      d.batch = dim;
+  const int nb = ps.contraction->batchAxes();
+  SmallVector<int> axes(ps.axes.lookup(view));
+  for (int b = 0; b < nb; ++b)
+    for (auto [dim, axis] : llvm::enumerate(axes))
+      if (axis == b)
+        d.batch.push_back(dim);
+  for (auto [dim, axis] : llvm::enumerate(axes)) {
+    if (axis < nb)
+      continue;
     else if (d.rows < 0)
       d.rows = dim;
     else
@@ -1596,20 +1653,29 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
   MatmulOperands mo(e);
   SmallVector<int> axes(ps.axes.lookup(load.getView()));
   auto shape = cast<kir::ViewType>(load.getView().getType()).getShape();
-  auto [batchDim, r, c] = operandDims(ps, load.getView());
+  auto [batchDims, r, c] = operandDims(ps, load.getView());
   // One grid axis for the tiles (the second and third are limited to 65535 programs).
   py.line("_nc = tl.cdiv(" + e.dim(shape[c]) + ", _PC)");
   py.line("_pr = (tl.program_id(0) // _nc) * _PR + tl.arange(0, _PR)");
   py.line("_pc = (tl.program_id(0) % _nc) * _PC + tl.arange(0, _PC)");
+  // Program axis 2: the view's own batch dims, flattened (the first outermost).
   TileText t;
-  if (batchDim >= 0) {
+  std::string off;
+  if (!batchDims.empty()) {
     py.line("_pb = tl.program_id(2).to(tl.int64)");
-    t.batch = "_pb";
+    std::vector<std::string> extents;
+    for (int d : batchDims)
+      extents.push_back(e.dim(shape[d]));
+    std::vector<std::string> coords = batchCoords(e, "_pb", extents);
+    t.batchCoords.assign(mo.nb, "");
+    for (auto [i, d] : llvm::enumerate(batchDims)) {
+      t.batchCoords[axes[d]] = coords[i];
+      off += coords[i] + " * _pw_s" + std::to_string(d) + " + ";
+    }
   }
   setTileCoords(e, mo, t, axes[r], "_pr", e.dim(shape[r]), axes[c], "_pc", e.dim(shape[c]));
   std::string v = e.value(operand);
-  std::string off = (batchDim >= 0 ? "_pb * _pw_s" + std::to_string(batchDim) + " + " : std::string()) +
-                    "_pr.to(tl.int64)[:, None] * _pw_s" + std::to_string(r) + " + _pc.to(tl.int64)[None, :] * _pw_s" +
+  off += "_pr.to(tl.int64)[:, None] * _pw_s" + std::to_string(r) + " + _pc.to(tl.int64)[None, :] * _pw_s" +
                     std::to_string(c);
   py.line("tl.store(_pw + " + off + ", (" + v + ").to(" + tlType(kir::kirElementType(operand.getType())) +
           "), mask=(" + e.coords.mask[axes[r]] + ") & (" + e.coords.mask[axes[c]] + "))");
@@ -1643,7 +1709,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // Descriptors come from the launcher (host): for plain GEMMs always, for batched
   // ones over the flattened batch when the launcher finds that valid (FLAT);
   // otherwise batched GEMMs build them in the kernel (device, needs Triton's allocator).
-  bool batchedMM = ps.contraction && ps.contraction->batch != 0;
+  bool batchedMM = ps.contraction && ps.contraction->batchAxes() > 0;
   bool hostDesc = tma && ps.contraction;
   bool deviceDesc = tma && batchedMM;
   std::vector<Value> outDescViews; // output views stored through descriptors, each once
@@ -1802,11 +1868,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
      << (ps.kind == StructureKind::Matmul ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
   if (hostDesc) {
     ContractionInfo ci = *ps.contraction;
-    bool batched = ci.batch != 0;
+    const int nb = ci.batchAxes();
+    bool batched = nb > 0;
     // Descriptor of one operand: dims (outer, inner), inner = unit stride; a batched
-    // operand is flattened to [batch * outer, inner] (valid under FLAT only).
+    // operand is flattened to [batch... * outer, inner] (valid under FLAT only).
     // Each flattened view also yields its _flat_ok condition: batch-contiguous, and
-    // `outer` a multiple of the largest block along it among the candidates.
+    // `outer` a multiple of the largest block along it among the candidates. An
+    // operand without batch dims keeps its 2-D descriptor; one without some of
+    // them has no flat form.
     std::vector<std::string> flatConds;
     auto dimOf = [&](Value view, int axis) {
       for (auto [d, c] : llvm::enumerate(ps.axes.lookup(view)))
@@ -1821,18 +1890,29 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       std::string o = dimOf(view, transposed ? innerAx : outerAx), i = dimOf(view, transposed ? outerAx : innerAx);
       block = transposed ? "[" + innerBlk + ", " + outerBlk + "]" : "[" + outerBlk + ", " + innerBlk + "]";
       std::string rows = t + ".shape[" + o + "]";
-      if (batched) {
-        std::string db = dimOf(view, 0);
-        rows = t + ".shape[" + db + "] * " + rows;
-        flatConds.push_back("(" + t + ".shape[" + db + "] <= 1 or " + t + ".stride(" + db + ") == " + t + ".shape[" +
-                            o + "] * " + t + ".stride(" + o + ")) and " + t + ".shape[" + o + "] % _MAXB[\"" +
-                            (transposed ? innerBlk : outerBlk) + "\"] == 0");
+      std::vector<std::string> dbs;
+      for (int b = 0; b < nb; ++b)
+        if (std::string db = dimOf(view, b); db != "-1")
+          dbs.push_back(db);
+      if (!dbs.empty() && (int)dbs.size() < nb) {
+        flatConds.push_back("False");
+      } else if (!dbs.empty()) {
+        // Each batch dim steps over everything after it: the later batches' matrices.
+        std::string span = t + ".shape[" + o + "] * " + t + ".stride(" + o + ")", conds;
+        for (int b = nb - 1; b >= 0; --b) {
+          std::string sh = t + ".shape[" + dbs[b] + "]";
+          conds = "(" + sh + " <= 1 or " + t + ".stride(" + dbs[b] + ") == " + span + ") and " + conds;
+          span = sh + " * " + span;
+          rows = sh + " * " + rows;
+        }
+        flatConds.push_back(conds + t + ".shape[" + o + "] % _MAXB[\"" + (transposed ? innerBlk : outerBlk) +
+                            "\"] == 0");
       }
       return "TensorDescriptor(" + t + ", [" + rows + ", " + t + ".shape[" + i + "]], [" + t + ".stride(" + o +
              "), " + t + ".stride(" + i + ")], " + block + ")";
     };
-    // Canonical axes: [batch = 0,] m, n, then k.
-    int b0 = batched ? 1 : 0, mAx = b0, nAx = b0 + 1, kAx = b0 + 2;
+    // Canonical axes: [batch...,] m, n, then k.
+    int mAx = nb, nAx = nb + 1, kAx = nb + 2;
     std::string aBlock, bBlock, oBlock;
     std::string aDesc = descExpr(ci.lhsLoad.getView(), ci.lhsTransposed, mAx, kAx, "BM", "BK", aBlock);
     std::string bDesc = descExpr(ci.rhsLoad.getView(), ci.rhsTransposed, kAx, nAx, "BK", "BN", bBlock);
@@ -1896,7 +1976,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     // Persistent candidates launch at most WORKERS programs over the tiles.
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
                "META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), " +
-               std::string(ps.contraction->batch ? "_ext_b" : "1") +
+               std::string(ps.contraction->batchAxes() ? "_ext_b" : "1") +
                ", META['SPLIT_K'])";
     break;
   }
@@ -1961,12 +2041,12 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (ps.kind == StructureKind::Matmul) {
     auto [M, N] = matmulMN(ps, e.names);
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
-    if (ps.contraction->batch)
-      os << "    _ext_b = " << e.dim(ps.extents[0]) << "\n";
+    if (batchedMM)
+      os << "    _ext_b = " << batchCount(e, ps.contraction->batchAxes()) << "\n";
     os << "    extra['ws'] = None\n    extra['sem'] = None\n";
     os << "    grid = lambda META: " << gridExpr << "\n";
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
-    os << "    wshape = ((" << (ps.contraction->batch ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
+    os << "    wshape = ((" << (batchedMM ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
        << aName << ".device)\n";
   } else if (splitMerge) {
     // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
@@ -2049,7 +2129,8 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       OperandDims d = operandDims(ps, kernel.getArgument(o.arg));
       auto extent = [](int dim) { return "w.shape[" + std::to_string(dim) + "]"; };
       os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << extent(d.rows)
-         << ", 16) * triton.cdiv(" << extent(d.cols) << ", 256), 1, " << (d.batch < 0 ? "1" : extent(d.batch))
+         << ", 16) * triton.cdiv(" << extent(d.cols) << ", 256), 1, "
+         << (d.batch.empty() ? "1" : llvm::join(llvm::map_range(d.batch, extent), " * "))
          << ")](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
     }
     os << "\ndef _once_swap(launch_args, args, ws):\n"
