@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -513,11 +513,59 @@ def prologue():
                    winner_TFLOPs=flops / a_win / 1e9, other_form_TFLOPs=flops / a_other / 1e9)
 
 
+def forms():
+    """Einsum forms beyond [batch,] "mk,kn->mn" (tests/python/providers/kir/contraction_forms.kir):
+    products and sums (matrix-vector, vector-matrix, row-wise dot, dot, outer), a transposed result
+    (operands swapped), batch labels in one operand only and two batch labels. Each against the
+    reference provider, then timed in the same rounds as the torch call a user writes."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float16: torch.randn(*shape, device=dev, generator=g).to(dt)  # noqa: E731
+    out = lambda *shape, dt=torch.float32: torch.empty(shape, device=dev, dtype=dt)  # noqa: E731
+    M = N = K = 8192
+    A, x, bias = rnd(M, K), rnd(K), rnd(M, dt=torch.float32)
+    xf, Bf = rnd(K, dt=torch.float32), rnd(K, N, dt=torch.float32)
+    ra, rb = rnd(16384, 4096, dt=torch.bfloat16), rnd(16384, 4096, dt=torch.bfloat16)
+    da, db = rnd(1 << 26, dt=torch.float32), rnd(1 << 26, dt=torch.float32)
+    oa, ob = rnd(8192), rnd(8192)
+    G = 4096
+    ga, gb = rnd(G, G), rnd(G, G)
+    SB, SM = 8, 2048
+    sa, sw, sbias = rnd(SB, SM, G), rnd(G, G), rnd(G)
+    xa, xb = rnd(G, G, dt=torch.bfloat16), rnd(4, G, G, dt=torch.bfloat16)
+    HB, HH, HS, HD = 4, 16, 2048, 128
+    q, k = rnd(HB, HH, HS, HD), rnd(HB, HH, HS, HD)
+    ma, mb = rnd(HD, 2, 8, 1024), rnd(8, HD, 1024)
+    cases = [  # case, args, outputs, tol, work, unit, torch
+        ("matvec", [A, x, bias, out(M, dt=torch.float16)], [3], 2e-3, A.numel() * 2, "TBps",
+         lambda: (torch.mv(A, x).float() + bias).half()),
+        ("vecmat", [xf, Bf, out(N)], [2], 1e-4, Bf.numel() * 4, "TBps", lambda: xf @ Bf),
+        ("rowdot", [ra, rb, out(16384)], [2], 1e-2, 2 * ra.numel() * 2, "TBps",
+         lambda: torch.einsum("mk,mk->m", ra.float(), rb.float())),
+        ("dot", [da, db, out()], [2], 1e-4, 2 * da.numel() * 4, "TBps", lambda: torch.dot(da, db)),
+        ("outer", [oa, ob, out(8192, 8192)], [2], 1e-5, 8192 * 8192 * 4, "TBps", lambda: torch.outer(ob, oa).float()),
+        ("gemm_result_t", [ga, gb, out(G, G)], [2], 2e-3, 2 * G ** 3, "TFLOPs", lambda: (ga @ gb).float().T),
+        ("shared_b", [sa, sw, sbias, out(SB, SM, G, dt=torch.float16)], [3], 2e-3, 2 * SB * SM * G * G, "TFLOPs",
+         lambda: sa @ sw + sbias),
+        ("shared_a", [xa, xb, out(4, G, G)], [2], 1e-2, 2 * 4 * G ** 3, "TFLOPs", lambda: (xa @ xb).float()),
+        ("heads_scores", [q, k, out(HB, HH, HS, HS), 0.125], [2], 2e-3, 2 * HB * HH * HS * HS * HD, "TFLOPs",
+         lambda: (q @ k.transpose(-1, -2)).float() * 0.125),
+        ("heads_mixed", [ma, mb, out(2, 8, 1024, 1024)], [2], 2e-3, 2 * 16 * 1024 * 1024 * HD, "TFLOPs",
+         lambda: torch.einsum("kbhm,hkn->bhnm", ma.float(), mb.float())),
+    ]
+    for case, args, outs, tol, work, unit, torch_fn in cases:
+        check(case, args, outs, tol)
+        run, win, ts = tuned(case, args)
+        ours, ref = bench_interleaved([run, torch_fn])
+        record(kind="bench", case=case, **{f"ours_{unit}": work / ours / 1e9, f"torch_{unit}": work / ref / 1e9},
+               vs_torch=ref / ours, family=load(case, "triton").FAMILY, tune_s=ts, winner=win)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
         {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
-         "scalars": scalars}[WHICH]()
+         "scalars": scalars, "forms": forms}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)
