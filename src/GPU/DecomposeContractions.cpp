@@ -85,8 +85,6 @@ struct DecomposeContractionsPass
         }
         continue;
       }
-      if (elt.isInteger(1))
-        continue; // i1 products and sums have no meaning in the result type; left unsupported
       // The product's axes follow the larger operand's labels (the left one on a tie),
       // then the other's: a row-major matrix keeps its memory order, so "mk,k->m"
       // sums along rows and "k,kn->n" down columns. An outer product takes the

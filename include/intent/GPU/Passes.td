@@ -36,8 +36,8 @@ def DecomposeContractions : Pass<"igpu-decompose-contractions", "::intent::kir::
     result's order), multiplied, summed over the contracted axes by
     `kir.reduce add` with the default `unordered_tree` policy (kir.md: a
     contraction is a sum in unspecified order) and transposed into the
-    result's order; the memory-bound structures then map it. i1 results
-    are left as they are. A contraction whose result ends in a label of the
+    result's order; the memory-bound structures then map it (on i1 the
+    product is `and` and the sum `xor`: integer sums wrap). A contraction whose result ends in a label of the
     right operand alone then one of the left operand alone (`"mk,kn->nm"`)
     gets its operands swapped, so that its result reads [batch...,] m, n.
   }];

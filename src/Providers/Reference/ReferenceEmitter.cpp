@@ -199,7 +199,10 @@ def _contract(spec, a, b, dtype, cd):
         rt = _rt(dtype, cd)
         return torch.einsum(spec, a.to(dtype).to(rt), b.to(dtype).to(rt))
     # Integer accumulation wraps in the result type; computed exactly in int64 on the CPU.
+    # i1 wraps too: its sum is the parity (add is xor), not "any".
     r = torch.einsum(spec, a.cpu().to(torch.int64), b.cpu().to(torch.int64))
+    if dtype == torch.bool:
+        r = r % 2
     return r.to(dtype).to(a.device)
 
 

@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIR = os.path.join(HERE, "kir", "contraction_forms.kir")
 DECOMPOSED = {"matvec": "row_reduction", "vecmat": "split_reduction", "rowdot": "row_reduction",
               "dot": "row_reduction", "outer": "tiles", "batched_matvec": "row_reduction",
-              "int_matvec": "row_reduction"}
+              "int_matvec": "row_reduction", "bool_matvec": "row_reduction"}
 SWAPPED = ["gemm_result_t", "bmm_result_t"]
 BATCHES = ["shared_b", "shared_a", "heads_scores", "heads_mixed"]
 # K up to 300: the decomposed sums run over several chunks of a row on the multi-pass candidates.
@@ -125,3 +125,14 @@ def test_batch_forms_flat_descriptors(mods, name, flat, monkeypatch):
     for p, g, w in zip(tmod.ARTIFACT["abi"]["parameters"], got, want):
         if p["kind"] == "view" and p["access"] == "out":
             compare(g, w, name, True)
+
+
+def test_bool_contraction_is_a_parity(mods):
+    """An i1 contraction sums in i1: the parity of the products (the reference wrapped to "any" before)."""
+    tri, ref = mods
+    a = torch.ones(2, 3, dtype=torch.bool)
+    x = torch.tensor([True, True, False])
+    for mod in (tri["bool_matvec"], ref["bool_matvec"]):
+        y = torch.ones(2, dtype=torch.bool)
+        mod.launch(a, x, y)
+        assert y.tolist() == [False, False], mod.__name__  # 1 + 1 wraps to 0
