@@ -516,7 +516,8 @@ def prologue():
 def forms():
     """Einsum forms beyond [batch,] "mk,kn->mn" (tests/python/providers/kir/contraction_forms.kir):
     products and sums (matrix-vector, vector-matrix, row-wise dot, dot, outer), a transposed result
-    (operands swapped), batch labels in one operand only and two batch labels. Each against the
+    (operands swapped), batch labels in one operand only, two batch labels and two contracted labels
+    (attention's output projection over unmerged heads). Each against the
     reference provider, then timed in the same rounds as the torch call a user writes."""
     dev = "cuda"
     g = torch.Generator(device=dev).manual_seed(0)
@@ -536,6 +537,7 @@ def forms():
     HB, HH, HS, HD = 4, 16, 2048, 128
     q, k = rnd(HB, HH, HS, HD), rnd(HB, HH, HS, HD)
     ma, mb = rnd(HD, 2, 8, 1024), rnd(8, HD, 1024)
+    hx, hw_ = rnd(HB, HH, HS, HD, dt=torch.bfloat16), rnd(HD, HH, 2048, dt=torch.bfloat16)
     cases = [  # case, args, outputs, tol, work, unit, torch
         ("matvec", [A, x, bias, out(M, dt=torch.float16)], [3], 2e-3, A.numel() * 2, "TBps",
          lambda: (torch.mv(A, x).float() + bias).half()),
@@ -552,6 +554,8 @@ def forms():
          lambda: (q @ k.transpose(-1, -2)).float() * 0.125),
         ("heads_mixed", [ma, mb, out(2, 8, 1024, 1024)], [2], 2e-3, 2 * 16 * 1024 * 1024 * HD, "TFLOPs",
          lambda: torch.einsum("kbhm,hkn->bhnm", ma.float(), mb.float())),
+        ("head_merge", [hx, hw_, out(HB, HS, 2048, dt=torch.bfloat16)], [2], 1e-2, 2 * HB * HS * 2048 * HH * HD,
+         "TFLOPs", lambda: torch.einsum("bhmk,khn->bmn", hx, hw_)),
     ]
     for case, args, outs, tol, work, unit, torch_fn in cases:
         check(case, args, outs, tol)

@@ -23,7 +23,7 @@ for f in "$ART"/kir/*.kir; do
 done
 # Contractions with operand prologues and mixed-width outputs (harness.py ART prologue) and the
 # einsum forms beyond [batch,] "mk,kn->mn" (harness.py ART forms): one directory per kernel.
-FORMS="matvec vecmat rowdot dot outer gemm_result_t shared_b shared_a heads_scores heads_mixed"
+FORMS="matvec vecmat rowdot dot outer gemm_result_t shared_b shared_a heads_scores heads_mixed head_merge"
 for spec in gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs gemm_prologue:gemm_row_scale_bt \
             gemm_prologue:bmm_cast_b gemm_mixed_out:gemm_f16_f32out gemm_mixed_out:gemm_bf16_f32out \
             $(for k in $FORMS; do echo "contraction_forms:$k"; done); do

@@ -346,9 +346,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     for (char l : labels->lhs)
       if (in(labels->rhs, l) && !in(res, l))
         contracted += l;
-    if (contracted.size() != 1)
-      return unsupported(c, "tensor-core contractions need exactly one contracted label");
-    ci.k = contracted[0];
+    if (contracted.empty())
+      return unsupported(c, "a contraction without a contracted label (outer products are decomposed first)");
+    ci.k = contracted;
     if (res.size() < 2 || !in(labels->lhs, res[res.size() - 2]) || in(labels->rhs, res[res.size() - 2]) ||
         !in(labels->rhs, res.back()) || in(labels->lhs, res.back()))
       return unsupported(c, "the result's last two labels must be one of the left operand alone, then one of the "
@@ -379,24 +379,28 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
           o += ch;
       return o;
     };
-    ci.lhsTransposed = strip(labels->lhs) == std::string{ci.k, ci.m};
-    ci.rhsTransposed = strip(labels->rhs) == std::string{ci.n, ci.k};
+    // Several contracted labels are addressed by pointer only (no transposed form).
+    ci.lhsTransposed = ci.kAxes() == 1 && strip(labels->lhs) == std::string{ci.k[0], ci.m};
+    ci.rhsTransposed = ci.kAxes() == 1 && strip(labels->rhs) == std::string{ci.n, ci.k[0]};
     OperandForm lhsForm = operandForm(c.getLhs(), c), rhsForm = operandForm(c.getRhs(), c);
     for (const OperandForm &f : {lhsForm, rhsForm})
       if (f.bad)
         return unsupported(f.bad, f.why);
+    if (ci.kAxes() > 1 && (lhsForm.prologue || rhsForm.prologue))
+      return unsupported(c, "a pointwise prologue on an operand of a contraction with several contracted labels");
     ci.lhsLoad = lhsForm.load;
     ci.rhsLoad = rhsForm.load;
     ci.lhsPrologue = lhsForm.prologue;
     ci.rhsPrologue = rhsForm.prologue;
     ci.lhsZeroPreserving = lhsForm.zeroPreserving;
     ci.rhsZeroPreserving = rhsForm.zeroPreserving;
-    // Canonical axes: the batch labels 0, 1, ..., then m, n, then k = rank.
+    // Canonical axes: the batch labels 0, 1, ..., then m, n, then the contracted
+    // labels rank, rank + 1, ....
     auto canon = [&](const std::string &lbls) {
       SmallVector<int> a;
       for (char ch : lbls) {
         size_t pos = labels->result.find(ch);
-        a.push_back(pos == std::string::npos ? rank : (int)pos);
+        a.push_back(pos == std::string::npos ? rank + (int)ci.k.find(ch) : (int)pos);
       }
       return a;
     };
@@ -649,7 +653,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          caps.clusters ? std::vector<int64_t>{1, 2, 4} : std::vector<int64_t>{1},
          {"launch: num_ctas (CTAs per program, one thread block cluster)"},
          {"> 1 only on targets with thread block clusters (sm_90+)"}});
-    if (caps.tma)
+    if (caps.tma && ps.contraction->kAxes() == 1)
       add({"USE_TENSOR_DESCRIPTOR", "access_form", "bool", {0, 1},
            {"operand loads: tensor descriptor (TMA) or pointer"},
            {"launcher checks 16-byte aligned base and strides, unit last stride"}});

@@ -52,7 +52,11 @@ struct ContractionInfo {
   /// The prologue is casts only, so lanes loaded as 0 past K stay 0.
   bool lhsZeroPreserving = true, rhsZeroPreserving = true;
   std::string lhsLabels, rhsLabels, resultLabels;
-  char m = 0, n = 0, k = 0; ///< label of each role
+  char m = 0, n = 0; ///< the row and column labels
+  /// The contracted labels (in the left operand's order; canonical axes rank,
+  /// rank + 1, ...). Several are one K of their extents' product, the last fastest.
+  std::string k;
+  int kAxes() const { return k.size(); }
   /// Batch labels: the result's leading labels (canonical axes 0, 1, ...), each in
   /// one or both operands (an operand without one is the same for every batch).
   std::string batch;

@@ -914,16 +914,18 @@ struct MatmulOperands {
   int nb; ///< batch axes (canonical 0 .. nb-1)
   bool batched;
   std::string a, b, M, N, K;
+  std::vector<std::string> kExtents; ///< of each contracted axis; K is their product
   MatmulOperands(Emitter &e) : ci(*e.ps.contraction), nb(ci.batchAxes()), batched(nb > 0) {
     const ProgramStructure &ps = e.ps;
     a = e.argName(ci.lhsLoad.getView());
     b = e.argName(ci.rhsLoad.getView());
     std::tie(M, N) = matmulMN(ps, e.names);
-    K = "1";
+    kExtents.assign(ci.kAxes(), "1");
     auto shape = cast<kir::ViewType>(ci.lhsLoad.getView().getType()).getShape();
     for (auto [d, c] : llvm::enumerate(ps.axes.lookup(ci.lhsLoad.getView())))
-      if (c == (int)ps.extents.size())
-        K = e.dim(shape[d]);
+      if (c >= (int)ps.extents.size())
+        kExtents[c - ps.extents.size()] = e.dim(shape[d]);
+    K = llvm::join(kExtents, " * ");
   }
   /// Stride of operand `view` along the canonical axis `axis` ("0" when it has none).
   std::string stride(Emitter &e, Value view, int axis) const {
@@ -1111,9 +1113,25 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   py.line(loop);
   py.push();
   py.line("rk = k * BK + tl.arange(0, BK)");
-  py.line("av = tl.load(" + aBase + " + " + rm + "[:, None].to(tl.int64) * " + sam + " + rk[None, :].to(tl.int64) * " + sak +
+  // Several contracted axes: rk indexes their product, the last fastest.
+  std::vector<std::string> kIdx{"rk"};
+  if (mo.kExtents.size() > 1) {
+    kIdx.assign(mo.kExtents.size(), "");
+    std::string rem = "rk";
+    for (int j = mo.kExtents.size() - 1; j >= 0; --j) {
+      kIdx[j] = j == 0 ? rem : e.bind(rem + " % " + mo.kExtents[j], "rk");
+      if (j)
+        rem = e.bind(rem + " // " + mo.kExtents[j], "rk");
+    }
+  }
+  std::string aK, bK;
+  for (auto [j, idx] : llvm::enumerate(kIdx)) {
+    aK += " + " + idx + "[None, :].to(tl.int64) * " + mo.stride(e, lhs, kAx + j);
+    bK += " + " + idx + "[:, None].to(tl.int64) * " + mo.stride(e, rhs, kAx + j);
+  }
+  py.line("av = tl.load(" + aBase + " + " + rm + "[:, None].to(tl.int64) * " + sam + aK +
           ", mask=(" + rm + "[:, None] < " + M + ") & (rk[None, :] < " + kDim + "), other=0.0)");
-  py.line("bv = tl.load(" + bBase + " + rk[:, None].to(tl.int64) * " + sbk + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
+  py.line("bv = tl.load(" + bBase + bK + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
           ", mask=(rk[:, None] < " + kDim + ") & (" + rn + "[None, :] < " + N + "), other=0.0)");
   prologues();
   interpretedBf16();

@@ -1,7 +1,8 @@
 """Contractions beyond [batch,] "mk,kn->mn" (kir/contraction_forms.kir): matrix-vector, vector-matrix,
 row-wise and plain dot products, outer products and integer contractions run as products and sums
 (igpu-decompose-contractions); transposed results run on tensor cores with their operands swapped;
-several batch labels share the batch grid axis and an operand without a batch label is broadcast.
+several batch labels share the batch grid axis and an operand without a batch label is broadcast;
+several contracted labels are one K of their product (pointer access only).
 Candidates against the reference provider on ragged shapes, extents of 1 and empty axes, under the
 CPU interpreter; outputs poisoned before every call."""
 import os
@@ -18,6 +19,7 @@ DECOMPOSED = {"matvec": "row_reduction", "vecmat": "split_reduction", "rowdot": 
               "int_matvec": "row_reduction", "bool_matvec": "row_reduction"}
 SWAPPED = ["gemm_result_t", "bmm_result_t"]
 BATCHES = ["shared_b", "shared_a", "heads_scores", "heads_mixed"]
+MULTI_K = ["two_k", "head_merge"]
 # K up to 300: the decomposed sums run over several chunks of a row on the multi-pass candidates.
 FORM_SHAPES = SHAPES + [{"M": 5, "N": 3, "K": 300, "B": 3, "H": 2}, {"M": 2, "N": 2, "K": 0, "B": 2, "H": 3}]
 
@@ -32,8 +34,10 @@ def test_structures(mods):
     for name, structure in DECOMPOSED.items():
         assert tri[name].ARTIFACT["structure"] == structure, name
         assert not tri[name].ARTIFACT["family"].startswith("contraction"), name
-    for name in SWAPPED + BATCHES:
+    for name in SWAPPED + BATCHES + MULTI_K:
         assert tri[name].ARTIFACT["family"].startswith("contraction"), name
+    for name in MULTI_K:
+        assert not any(c.get("USE_TENSOR_DESCRIPTOR") for c in tri[name].CANDIDATES), name
 
 
 def _check(tmod, rmod, cands, label, contraction):
@@ -50,7 +54,7 @@ def test_decomposed_every_candidate_matches_reference(mods, name):
     _check(tri[name], ref[name], tri[name].CANDIDATES, name, False)
 
 
-@pytest.mark.parametrize("name", SWAPPED + BATCHES)
+@pytest.mark.parametrize("name", SWAPPED + BATCHES + MULTI_K)
 def test_tensor_core_forms_match_reference(mods, name):
     tri, ref = mods
     tmod = tri[name]
