@@ -326,6 +326,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   ArrayRef<Attribute> anchorShape = shapeOf(anchor.getType());
   ps.extents.assign(anchorShape.begin(), anchorShape.end());
   int rank = anchorShape.size();
+  SmallVector<int> anchorAxes; // the anchor's canonical axes (identity unless a contraction says)
 
   // Contraction: canonical axes are [batch..., m, n]; the operands' K axis gets
   // the extra canonical axis `rank`. (A reduction's structure is decided below.)
@@ -339,8 +340,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ci.rhsLabels = labels->rhs;
     ci.resultLabels = labels->result;
     auto in = [](const std::string &s, char l) { return s.find(l) != std::string::npos; };
-    // The result reads [batch...,] m, n: m of the left operand alone, n of the right
-    // one alone (igpu-decompose-contractions swapped the operands of [batch...,] n, m).
+    // Canonical axes [batch...,] m, n: m is the result's last label of the left operand
+    // alone, n its last of the right operand alone, the batch labels every other one in
+    // the result's order (in one or both operands); the result may order them freely.
     const std::string &res = labels->result;
     std::string contracted;
     for (char l : labels->lhs)
@@ -349,13 +351,24 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (contracted.empty())
       return unsupported(c, "a contraction without a contracted label (outer products are decomposed first)");
     ci.k = contracted;
-    if (res.size() < 2 || !in(labels->lhs, res[res.size() - 2]) || in(labels->rhs, res[res.size() - 2]) ||
-        !in(labels->rhs, res.back()) || in(labels->lhs, res.back()))
-      return unsupported(c, "the result's last two labels must be one of the left operand alone, then one of the "
-                            "right operand alone");
-    ci.m = res[res.size() - 2];
-    ci.n = res.back();
-    ci.batch = res.substr(0, res.size() - 2);
+    for (char l : res) {
+      if (in(labels->lhs, l) && !in(labels->rhs, l))
+        ci.m = l;
+      if (in(labels->rhs, l) && !in(labels->lhs, l))
+        ci.n = l;
+    }
+    if (!ci.m || !ci.n) // kept by igpu-decompose-contractions only with both
+      return unsupported(c, "a contraction without a row label of each operand");
+    for (char l : res)
+      if (l != ci.m && l != ci.n)
+        ci.batch += l;
+    std::string canonical = ci.batch + ci.m + ci.n;
+    SmallVector<Attribute> byAxis;
+    for (char l : canonical)
+      byAxis.push_back(anchorShape[res.find(l)]);
+    ps.extents.assign(byAxis.begin(), byAxis.end());
+    for (char l : res)
+      anchorAxes.push_back(canonical.find(l));
     {
       // Tensor-core operand types, accumulated in f32 (tl.dot's f32 accumulator).
       Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
@@ -399,7 +412,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     auto canon = [&](const std::string &lbls) {
       SmallVector<int> a;
       for (char ch : lbls) {
-        size_t pos = labels->result.find(ch);
+        size_t pos = canonical.find(ch);
         a.push_back(pos == std::string::npos ? rank + (int)ci.k.find(ch) : (int)pos);
       }
       return a;
@@ -417,8 +430,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   SmallVector<int> identity;
   for (int i = 0; i < rank; ++i)
     identity.push_back(i);
+  if (anchorAxes.empty())
+    anchorAxes = identity;
   AxisSolver solver{ps.axes, ps.extents};
-  solver.assign(anchor, identity);
+  solver.assign(anchor, anchorAxes);
   do {
     while (solver.step(body) && !solver.conflict) {
     }

@@ -2,7 +2,8 @@
 row-wise and plain dot products, outer products and integer contractions run as products and sums
 (igpu-decompose-contractions); transposed results run on tensor cores with their operands swapped;
 several batch labels share the batch grid axis and an operand without a batch label is broadcast;
-several contracted labels are one K of their product (pointer access only).
+several contracted labels are one K of their product (pointer access only); results may order their
+labels freely.
 Candidates against the reference provider on ragged shapes, extents of 1 and empty axes, under the
 CPU interpreter; outputs poisoned before every call."""
 import os
@@ -20,6 +21,7 @@ DECOMPOSED = {"matvec": "row_reduction", "vecmat": "split_reduction", "rowdot": 
 SWAPPED = ["gemm_result_t", "bmm_result_t"]
 BATCHES = ["shared_b", "shared_a", "heads_scores", "heads_mixed"]
 MULTI_K = ["two_k", "head_merge"]
+ORDERS = ["batch_inside", "scrambled"]
 # K up to 300: the decomposed sums run over several chunks of a row on the multi-pass candidates.
 FORM_SHAPES = SHAPES + [{"M": 5, "N": 3, "K": 300, "B": 3, "H": 2}, {"M": 2, "N": 2, "K": 0, "B": 2, "H": 3}]
 
@@ -34,7 +36,7 @@ def test_structures(mods):
     for name, structure in DECOMPOSED.items():
         assert tri[name].ARTIFACT["structure"] == structure, name
         assert not tri[name].ARTIFACT["family"].startswith("contraction"), name
-    for name in SWAPPED + BATCHES + MULTI_K:
+    for name in SWAPPED + BATCHES + MULTI_K + ORDERS:
         assert tri[name].ARTIFACT["family"].startswith("contraction"), name
     for name in MULTI_K:
         assert not any(c.get("USE_TENSOR_DESCRIPTOR") for c in tri[name].CANDIDATES), name
@@ -54,7 +56,7 @@ def test_decomposed_every_candidate_matches_reference(mods, name):
     _check(tri[name], ref[name], tri[name].CANDIDATES, name, False)
 
 
-@pytest.mark.parametrize("name", SWAPPED + BATCHES + MULTI_K)
+@pytest.mark.parametrize("name", SWAPPED + BATCHES + MULTI_K + ORDERS)
 def test_tensor_core_forms_match_reference(mods, name):
     tri, ref = mods
     tmod = tri[name]
