@@ -74,7 +74,8 @@ struct DecomposeContractionsPass
       Type elt = resultType.getElementType();
       OpBuilder b(c);
       if (!lhsOnly.empty() && !rhsOnly.empty() && !contracted.empty()) {
-        // The result's last two labels decide which operand is "A" ([batch...,] m, n).
+        // A result ending in (n, m) stores the tile's rows along its last axis: with the
+        // operands swapped, the tile's columns run along it (coalesced stores).
         const std::string &r = l->result;
         if (r.size() >= 2 && has(rhsOnly, r[r.size() - 2]) && has(lhsOnly, r.back())) {
           auto swapped = b.create<kir::ContractOp>(c.getLoc(), resultType, c.getRhs(), c.getLhs(),

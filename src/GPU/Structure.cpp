@@ -328,8 +328,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   int rank = anchorShape.size();
   SmallVector<int> anchorAxes; // the anchor's canonical axes (identity unless a contraction says)
 
-  // Contraction: canonical axes are [batch..., m, n]; the operands' K axis gets
-  // the extra canonical axis `rank`. (A reduction's structure is decided below.)
+  // Contraction: canonical axes are [batch..., m, n]; the operands' contracted axes
+  // get the extra canonical axes rank, rank + 1, .... (A reduction's structure is
+  // decided below.)
   if (!contracts.empty()) {
     kir::ContractOp c = contracts.front();
     std::string err;

@@ -39,7 +39,8 @@ def DecomposeContractions : Pass<"igpu-decompose-contractions", "::intent::kir::
     result's order; the memory-bound structures then map it (on i1 the
     product is `and` and the sum `xor`: integer sums wrap). A contraction whose result ends in a label of the
     right operand alone then one of the left operand alone (`"mk,kn->nm"`)
-    gets its operands swapped, so that its result reads [batch...,] m, n.
+    gets its operands swapped (`c^T = b^T a^T`), so that the output tile's
+    columns run along the result's last axis.
   }];
   let dependentDialects = ["::intent::kir::KIRDialect"];
 }
