@@ -428,6 +428,30 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.operandBits = std::max(elementBits(ci.op.getLhs().getType()), elementBits(ci.op.getRhs().getType()));
   }
 
+  // A scan along an outer axis, a reduction of a rank > 2 value along one, or several
+  // reductions along one (a column softmax): the canonical axes put that axis innermost,
+  // so the row structures map it (views are addressed through their strides: only the
+  // order of access changes). A lone reduction of a matrix's rows stays a split reduction.
+  if (anchorAxes.empty() && !reductions.empty()) {
+    Operation *first = reductions.front();
+    int d = -1;
+    if (auto s = dyn_cast<kir::ScanOp>(first))
+      d = s.getDim();
+    else if (auto r = dyn_cast<kir::ReduceOp>(first); r.getDims().size() == 1 && (rank > 2 || reductions.size() > 1))
+      d = r.getDims()[0];
+    if (d >= 0 && d < rank - 1) {
+      SmallVector<Attribute> byAxis;
+      for (int p = 0; p < rank; ++p) {
+        if (p != d)
+          byAxis.push_back(anchorShape[p]);
+        anchorAxes.push_back(p < d ? p : p == d ? rank - 1 : p - 1);
+      }
+      byAxis.push_back(anchorShape[d]);
+      ps.extents.assign(byAxis.begin(), byAxis.end());
+      ps.facts.push_back("the scanned or reduced axis is an outer one: the canonical axes put it innermost "
+                         "(its elements are read with its stride)");
+    }
+  }
   SmallVector<int> identity;
   for (int i = 0; i < rank; ++i)
     identity.push_back(i);
