@@ -11,7 +11,7 @@ import os
 import pytest
 import torch
 
-from test_triton_examples import SHAPES, clone_args, compare, make_inputs, run_candidates
+from test_triton_examples import SHAPES, clone_args, compare, make_inputs, run_on_shapes
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIR = os.path.join(HERE, "kir", "contraction_forms.kir")
@@ -43,11 +43,7 @@ def test_structures(mods):
 
 
 def _check(tmod, rmod, cands, label, contraction):
-    for i, sizes in enumerate(FORM_SHAPES):
-        base = make_inputs(tmod.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(77 + i))
-        want = clone_args(base)
-        rmod.launch(*want)
-        run_candidates(tmod, cands, base, want, f"{label} {sizes}", contraction)
+    run_on_shapes(tmod, rmod, cands, FORM_SHAPES, 77, label, contraction)
 
 
 @pytest.mark.parametrize("name", sorted(DECOMPOSED))

@@ -78,6 +78,15 @@ def reference_case(tmod, rmod, sizes, seed, scalar):
     return base, want
 
 
+def run_on_shapes(tmod, rmod, cands, shapes, seed, label, contraction):
+    """run_candidates on inputs for each of `shapes` (seeded `seed`, `seed` + 1, ...)."""
+    for i, sizes in enumerate(shapes):
+        base = make_inputs(tmod.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(seed + i))
+        want = clone_args(base)
+        rmod.launch(*want)
+        run_candidates(tmod, cands, base, want, f"{label} {sizes}", contraction)
+
+
 def run_candidates(tmod, cands, base, want, label, contraction):
     """Runs each candidate on a fresh copy of `base` and compares every written view with `want`."""
     abi = tmod.ARTIFACT["abi"]
