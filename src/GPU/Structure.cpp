@@ -326,7 +326,17 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   ArrayRef<Attribute> anchorShape = shapeOf(anchor.getType());
   ps.extents.assign(anchorShape.begin(), anchorShape.end());
   int rank = anchorShape.size();
-  SmallVector<int> anchorAxes; // the anchor's canonical axes (identity unless a contraction says)
+  // The anchor's canonical axes: identity unless a structure needs another order.
+  // `order` lists the anchor's dims in canonical order.
+  SmallVector<int> anchorAxes;
+  auto reorder = [&](ArrayRef<int> order) {
+    anchorAxes.assign(rank, 0);
+    ps.extents.clear();
+    for (auto [c, d] : llvm::enumerate(order)) {
+      ps.extents.push_back(anchorShape[d]);
+      anchorAxes[d] = c;
+    }
+  };
 
   // Contraction: canonical axes are [batch..., m, n]; the operands' contracted axes
   // get the extra canonical axes rank, rank + 1, .... (A reduction's structure is
@@ -364,12 +374,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       if (l != ci.m && l != ci.n)
         ci.batch += l;
     std::string canonical = ci.batch + ci.m + ci.n;
-    SmallVector<Attribute> byAxis;
+    SmallVector<int> order;
     for (char l : canonical)
-      byAxis.push_back(anchorShape[res.find(l)]);
-    ps.extents.assign(byAxis.begin(), byAxis.end());
-    for (char l : res)
-      anchorAxes.push_back(canonical.find(l));
+      order.push_back(res.find(l));
+    reorder(order);
     {
       // Tensor-core operand types, accumulated in f32 (tl.dot's f32 accumulator).
       Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
@@ -437,26 +445,22 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     int d = -1;
     if (auto s = dyn_cast<kir::ScanOp>(first))
       d = s.getDim();
-    else if (auto r = dyn_cast<kir::ReduceOp>(first); r.getDims().size() == 1 && (rank > 2 || reductions.size() > 1))
+    else if (auto r = dyn_cast<kir::ReduceOp>(first);
+             r && r.getDims().size() == 1 && (rank > 2 || reductions.size() > 1))
       d = r.getDims()[0];
     if (d >= 0 && d < rank - 1) {
-      SmallVector<Attribute> byAxis;
-      for (int p = 0; p < rank; ++p) {
+      SmallVector<int> order;
+      for (int p = 0; p < rank; ++p)
         if (p != d)
-          byAxis.push_back(anchorShape[p]);
-        anchorAxes.push_back(p < d ? p : p == d ? rank - 1 : p - 1);
-      }
-      byAxis.push_back(anchorShape[d]);
-      ps.extents.assign(byAxis.begin(), byAxis.end());
+          order.push_back(p);
+      order.push_back(d);
+      reorder(order);
       ps.facts.push_back("the scanned or reduced axis is an outer one: the canonical axes put it innermost "
                          "(its elements are read with its stride)");
     }
   }
-  SmallVector<int> identity;
-  for (int i = 0; i < rank; ++i)
-    identity.push_back(i);
   if (anchorAxes.empty())
-    anchorAxes = identity;
+    anchorAxes = llvm::to_vector(llvm::seq<int>(0, rank));
   AxisSolver solver{ps.axes, ps.extents};
   solver.assign(anchor, anchorAxes);
   do {

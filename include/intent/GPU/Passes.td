@@ -37,10 +37,11 @@ def DecomposeContractions : Pass<"igpu-decompose-contractions", "::intent::kir::
     `kir.reduce add` with the default `unordered_tree` policy (kir.md: a
     contraction is a sum in unspecified order) and transposed into the
     result's order; the memory-bound structures then map it (on i1 the
-    product is `and` and the sum `xor`: integer sums wrap). A contraction whose result ends in a label of the
-    right operand alone then one of the left operand alone (`"mk,kn->nm"`)
-    gets its operands swapped (`c^T = b^T a^T`), so that the output tile's
-    columns run along the result's last axis.
+    product is `and` and the sum `xor`: integer sums wrap). A contraction
+    whose result ends in a label of the right operand alone then one of the
+    left operand alone (`"mk,kn->nm"`) gets its operands swapped
+    (`c^T = b^T a^T`), so that the output tile's columns run along the
+    result's last axis.
   }];
   let dependentDialects = ["::intent::kir::KIRDialect"];
 }

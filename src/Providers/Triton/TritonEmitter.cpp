@@ -673,6 +673,21 @@ std::string dimExpr(Attribute d, const providers::PythonNames &names) {
   return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : names.symbol(kir::symbolicDimName(d));
 }
 
+/// The digits of `flat` in the mixed radix `extents` (the first outermost, the last
+/// fastest), each but the first bound to a name prefixed `digit`; the quotients carried
+/// between them are bound with the prefix `rest`.
+std::vector<std::string> mixedRadix(Emitter &e, const std::string &flat, const std::vector<std::string> &extents,
+                                    const char *digit, const char *rest) {
+  std::vector<std::string> d(extents.size());
+  std::string rem = flat;
+  for (int i = extents.size() - 1; i >= 0; --i) {
+    d[i] = i == 0 ? rem : e.bind(rem + " % " + extents[i], digit);
+    if (i)
+      rem = e.bind(rem + " // " + extents[i], rest);
+  }
+  return d;
+}
+
 /// Emits coordinates for row axes 0..rank-2 from a flat row index block `rows`
 /// ([BM, 1]) and the column block `cols` ([1, BN]).
 void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::string &rmask,
@@ -692,13 +707,11 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
     e.coords.mask[0] = rmask;
     return;
   }
-  std::string rem = e.bind(rows, "r");
-  for (int a = rank - 2; a >= 0; --a) {
-    std::string ext = e.dim(e.ps.extents[a]);
-    e.coords.coord[a] = a == 0 ? rem : e.bind(rem + " % " + ext, "c");
-    if (a)
-      rem = e.bind(rem + " // " + ext, "r");
-  }
+  std::vector<std::string> extents;
+  for (int a = 0; a < rank - 1; ++a)
+    extents.push_back(e.dim(e.ps.extents[a]));
+  std::vector<std::string> c = mixedRadix(e, e.bind(rows, "r"), extents, "c", "r");
+  std::copy(c.begin(), c.end(), e.coords.coord.begin());
   e.coords.mask[0] = rmask;
 }
 
@@ -956,23 +969,6 @@ std::string batchCount(Emitter &e, int nb) {
   return f.empty() ? "1" : llvm::join(f, " * ");
 }
 
-/// The coordinate of each of `extents.size()` batch axes in the flattened batch
-/// `flat` (the first axis outermost), bound to names.
-std::vector<std::string> batchCoords(Emitter &e, const std::string &flat, const std::vector<std::string> &extents) {
-  std::vector<std::string> c(extents.size());
-  if (extents.size() == 1) {
-    c[0] = flat;
-    return c;
-  }
-  std::string rem = flat;
-  for (int i = extents.size() - 1; i >= 0; --i) {
-    c[i] = i == 0 ? rem : e.bind(rem + " % " + extents[i], "b");
-    if (i)
-      rem = e.bind(rem + " // " + extents[i], "b");
-  }
-  return c;
-}
-
 /// An output tile as the serializer writes it: its coordinate vectors, their
 /// starts (a descriptor's offsets), and the batch (the flattened one, wide, and
 /// its grid id; the coordinate of each batch axis).
@@ -1114,16 +1110,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   py.push();
   py.line("rk = k * BK + tl.arange(0, BK)");
   // Several contracted axes: rk indexes their product, the last fastest.
-  std::vector<std::string> kIdx{"rk"};
-  if (mo.kExtents.size() > 1) {
-    kIdx.assign(mo.kExtents.size(), "");
-    std::string rem = "rk";
-    for (int j = mo.kExtents.size() - 1; j >= 0; --j) {
-      kIdx[j] = j == 0 ? rem : e.bind(rem + " % " + mo.kExtents[j], "rk");
-      if (j)
-        rem = e.bind(rem + " // " + mo.kExtents[j], "rk");
-    }
-  }
+  std::vector<std::string> kIdx = mixedRadix(e, "rk", mo.kExtents, "rk", "rk");
   std::string aK, bK;
   for (auto [j, idx] : llvm::enumerate(kIdx)) {
     aK += " + " + idx + "[None, :].to(tl.int64) * " + mo.stride(e, lhs, kAx + j);
@@ -1324,7 +1311,7 @@ private:
       std::vector<std::string> extents;
       for (int i = 0; i < e.ps.contraction->batchAxes(); ++i)
         extents.push_back(e.dim(e.ps.extents[i]));
-      t.batchCoords = batchCoords(e, t.batch, extents);
+      t.batchCoords = mixedRadix(e, t.batch, extents, "b", "b");
     }
     return t;
   }
@@ -1684,7 +1671,7 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
     std::vector<std::string> extents;
     for (int d : batchDims)
       extents.push_back(e.dim(shape[d]));
-    std::vector<std::string> coords = batchCoords(e, "_pb", extents);
+    std::vector<std::string> coords = mixedRadix(e, "_pb", extents, "b", "b");
     t.batchCoords.assign(mo.nb, "");
     for (auto [i, d] : llvm::enumerate(batchDims)) {
       t.batchCoords[axes[d]] = coords[i];
