@@ -48,4 +48,14 @@ for name in gemm_f16 gemm_bf16 gemm_bt; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/probe-cluster-rows.json" -o "$ART/${name}_ctas/triton" >/dev/null
 done
+# Vector probe: one long row reduced (a vector's total, a dot) with many splits, and
+# vector-matrix beside the column sum (probe.py vectors, vecmat).
+for spec in total_sums:vector_total:probe-vector-rows contraction_forms:dot:probe-vector-rows \
+            contraction_forms:vecmat:probe-vecmat-rows examples/col_sum:col_sum:probe-vecmat-rows; do
+  IFS=: read -r file name rows <<<"$spec"
+  src="$ROOT/tests/python/providers/kir/$file.kir"
+  [[ "$file" == examples/* ]] && src="$ROOT/$file.kir"
+  "$INTENTC" compile "$src" --kernel "$name" --target triton --no-cache \
+    --tuning-config "$ROOT/scripts/gpu/$rows.json" -o "$ART/${name}_vprobe/triton" >/dev/null
+done
 echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"

@@ -23,7 +23,8 @@ at 132-528 rows of 65536: programs per SM), launchcost (host microseconds per la
 timings of the skinny GEMM), votediv (exact row-uniform division: Markstein with a warp-uniform branch to the
 f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads moved
 before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
-with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), dump, maxnreg.
+with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), vectors (a vector's total and
+a dot product with many splits), vecmat (vector-matrix against the column sum), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1832,6 +1833,49 @@ def votediv_probe():
                       {"handwritten": lambda x=x: hw.tri_softmax(x)}, ["handwritten"], rounds=6)
 
 
+def vectors_probe():
+    """Reductions of one long row (a vector's total, a dot product): every row of
+    probe-vector-rows.json (many more splits than a row-per-program table needs) at 2^20-2^28
+    elements against torch."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    for n in [1 << 20, 1 << 24, 1 << 26, 1 << 28]:
+        x, z = torch.randn(n, device=dev), torch.randn(n, device=dev)
+        cases = [("vector_total", [x, torch.empty((), device=dev)], n * 4, lambda x=x: x.sum())]
+        if n <= 1 << 26:
+            cases.append(("dot", [x, z, torch.empty((), device=dev)], 2 * n * 4, lambda x=x, z=z: torch.dot(x, z)))
+        for case, args, byt, torch_fn in cases:
+            m = load(case + "_vprobe")
+            emit(kind="vectors", case=case, n=n, variant="torch", TBps=byt / t(torch_fn) / 1e9)
+            ref = torch_fn().double()
+            for c in m.CANDIDATES:
+                run = m.bind(c, *args)
+                run()
+                err = abs((args[-1].double() - ref).item()) / abs(ref.item())
+                emit(kind="vectors", case=case, n=n, variant=json.dumps(c, sort_keys=True),
+                     TBps=byt / t(run) / 1e9, err=err)
+
+
+def vecmat_probe():
+    """Vector-matrix (a column reduction of a product) against the column sum at 8192x8192,
+    every row of probe-vecmat-rows.json for both: does the product's broadcast operand cost?"""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    x, b = torch.randn(8192, device=dev), torch.randn(8192, 8192, device=dev)
+    cases = [("vecmat", [x, b, torch.empty(8192, device=dev)], b.numel() * 4, lambda: x @ b),
+             ("col_sum", [b, torch.empty(8192, device=dev)], b.numel() * 4, lambda: b.sum(0))]
+    for case, args, byt, torch_fn in cases:
+        m = load(case + "_vprobe")
+        emit(kind="vectors", case=case, n=b.numel(), variant="torch", TBps=byt / t(torch_fn) / 1e9)
+        ref = torch_fn().double()
+        for c in m.CANDIDATES:
+            run = m.bind(c, *args)
+            run()
+            err = ((args[-1].double() - ref).norm() / ref.norm()).item()
+            emit(kind="vectors", case=case, n=b.numel(), variant=json.dumps(c, sort_keys=True),
+                 TBps=byt / t(run) / 1e9, err=err)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1849,7 +1893,8 @@ if __name__ == "__main__":
              "skinnytile": skinnytile_probe, "rowbalance": rowbalance_probe,
              "launchcost": launchcost_probe, "votediv": votediv_probe,
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
-             "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe}
+             "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
+             "vectors": vectors_probe, "vecmat": vecmat_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -637,7 +637,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
     add({"SPLIT", "reduction_outer", "int",
-         ps.splitMerge ? powersOfTwo(1, 256) : std::vector<int64_t>{1},
+         ps.splitMerge ? powersOfTwo(1, 2048) : std::vector<int64_t>{1},
          {"programs splitting each row (grid dim 1); the last to arrive adds the partial sums in split order"},
          {"> 1 only when every reduction is an unordered f32/i32 sum stored directly"}});
     add({"COVER", "coverage", "int", {},

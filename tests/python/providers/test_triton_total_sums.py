@@ -38,3 +38,18 @@ def test_vector_total_every_candidate(compile_kir, n):
         got = clone_args(base)
         tmod._run_candidate(cand, tuple(got))
         compare(got[1], want[1], f"vector_total {n} {cand}", False)
+
+
+def test_vector_total_many_splits(compile_kir):
+    """A long vector split across more programs than the merge reads at once (563 partials of
+    16 elements, a split of up to 1024 as a profile row may now ask): the last program to arrive
+    adds them in split order."""
+    tmod = compile_kir(KIR, target="triton")["vector_total"]
+    rmod = compile_kir(KIR, target="reference")["vector_total"]
+    base = make_inputs(tmod.ARTIFACT["abi"], {"N": 9000}, torch.Generator().manual_seed(7))
+    want = clone_args(base)
+    rmod.launch(*want)
+    cand = dict(next(c for c in tmod.CANDIDATES if c["SPLIT"] > 1), SPLIT=1024, RED_N=16)
+    got = clone_args(base)
+    tmod._run_candidate(cand, tuple(got))
+    compare(got[1], want[1], f"vector_total 9000 {cand}", False)
