@@ -61,15 +61,7 @@ struct DecomposeContractionsPass
     for (kir::ContractOp c : contracts) {
       std::string error;
       auto l = kir::ContractOp::parseSpec(c.getSpec(), error); // verified: cannot fail
-      std::string lhsOnly, rhsOnly, contracted;
-      for (char ch : l->lhs)
-        if (!has(l->rhs, ch))
-          lhsOnly += ch;
-        else if (!has(l->result, ch))
-          contracted += ch;
-      for (char ch : l->rhs)
-        if (!has(l->lhs, ch))
-          rhsOnly += ch;
+      std::string lhsOnly = l->lhsOnly(), rhsOnly = l->rhsOnly(), contracted = l->contracted();
       auto resultType = cast<kir::TensorType>(c.getType());
       Type elt = resultType.getElementType();
       OpBuilder b(c);

@@ -355,17 +355,14 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     // alone, n its last of the right operand alone, the batch labels every other one in
     // the result's order (in one or both operands); the result may order them freely.
     const std::string &res = labels->result;
-    std::string contracted;
-    for (char l : labels->lhs)
-      if (in(labels->rhs, l) && !in(res, l))
-        contracted += l;
-    if (contracted.empty())
+    ci.k = labels->contracted();
+    if (ci.k.empty())
       return unsupported(c, "a contraction without a contracted label (outer products are decomposed first)");
-    ci.k = contracted;
+    std::string lhsOnly = labels->lhsOnly(), rhsOnly = labels->rhsOnly();
     for (char l : res) {
-      if (in(labels->lhs, l) && !in(labels->rhs, l))
+      if (in(lhsOnly, l))
         ci.m = l;
-      if (in(labels->rhs, l) && !in(labels->lhs, l))
+      if (in(rhsOnly, l))
         ci.n = l;
     }
     if (!ci.m || !ci.n) // kept by igpu-decompose-contractions only with both

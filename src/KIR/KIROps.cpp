@@ -934,6 +934,26 @@ LogicalResult ScanOp::verify() {
 // contract: `kir.contract %a, %b "mk,kn->mn" [precision tf32] : A, B to C`
 //===----------------------------------------------------------------------===//
 
+static std::string labelsWhere(StringRef labels, llvm::function_ref<bool(char)> keep) {
+  std::string out;
+  for (char l : labels)
+    if (keep(l))
+      out += l;
+  return out;
+}
+
+std::string ContractOp::Labels::lhsOnly() const {
+  return labelsWhere(lhs, [&](char l) { return !StringRef(rhs).contains(l); });
+}
+
+std::string ContractOp::Labels::rhsOnly() const {
+  return labelsWhere(rhs, [&](char l) { return !StringRef(lhs).contains(l); });
+}
+
+std::string ContractOp::Labels::contracted() const {
+  return labelsWhere(lhs, [&](char l) { return StringRef(rhs).contains(l) && !StringRef(result).contains(l); });
+}
+
 FailureOr<ContractOp::Labels> ContractOp::parseSpec(StringRef spec, std::string &error) {
   auto arrow = spec.split("->");
   auto ops = arrow.first.split(',');

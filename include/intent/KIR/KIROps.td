@@ -236,8 +236,16 @@ def KIR_ContractOp : KIR_Op<"contract", [Pure]> {
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// Labels of lhs, rhs and result, e.g. {"mk", "kn", "mn"}.
-    struct Labels { std::string lhs, rhs, result; };
+    /// Labels of lhs, rhs and result, e.g. {"mk", "kn", "mn"}, and their roles.
+    struct Labels {
+      std::string lhs, rhs, result;
+      /// Labels of the left operand alone, in its order ("m" of "mk,kn->mn").
+      std::string lhsOnly() const;
+      /// Labels of the right operand alone, in its order ("n").
+      std::string rhsOnly() const;
+      /// Labels of both operands summed away (not in the result), in the left operand's order ("k").
+      std::string contracted() const;
+    };
     static ::mlir::FailureOr<Labels> parseSpec(::llvm::StringRef spec, std::string &error);
   }];
 }
