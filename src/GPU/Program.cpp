@@ -24,13 +24,15 @@ std::vector<gpu::DescriptorOutput> gpu::descriptorOutputs(igpu::ProgramOp progra
 }
 
 bool gpu::hasColAxis(const ProgramStructure &ps, Value v) {
-  const auto &ax = ps.axes.lookup(v);
-  return llvm::is_contained(ax, (int)ps.extents.size() - 1);
+  return llvm::any_of(ps.axes.lookup(v), [&](int a) { return ps.isColAxis(a); });
 }
 
 bool gpu::splitKeepsCols(const ProgramStructure &ps) {
-  return ps.kind == StructureKind::SplitReduction && ps.extents.size() == 2 &&
-         !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1);
+  if (ps.kind != StructureKind::SplitReduction || ps.extents.size() < 2)
+    return false;
+  auto r = cast<kir::ReduceOp>(ps.reductions[0]);
+  const auto &in = ps.axes.lookup(r.getInputs()[0]);
+  return llvm::none_of(r.getDims(), [&](int64_t d) { return ps.isColAxis(in[d]); });
 }
 
 std::vector<kir::StoreOp> gpu::splitPartials(const ProgramStructure &ps, Block &body) {

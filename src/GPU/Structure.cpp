@@ -1,5 +1,6 @@
 //===- Structure.cpp - axis roles, structure choice, typed parameters ------===//
 #include "intent/GPU/Structure.h"
+#include "intent/GPU/Program.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -455,6 +456,32 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.facts.push_back("the scanned or reduced axis is an outer one: the canonical axes put it innermost "
                          "(its elements are read with its stride)");
     }
+    // A reduction over several, not all, axes of a rank > 2 value: the reduced axes
+    // become the columns of a row structure when they include the innermost axis
+    // (per-batch or per-channel statistics; later reductions must reduce the same
+    // axes), else, for a lone reduction, the kept axes become the columns of a split
+    // reduction; each group keeps its order and is addressed through its strides.
+    auto r = dyn_cast<kir::ReduceOp>(first);
+    SmallVector<int> reduced, kept;
+    if (r)
+      reduced.assign(r.getDims().begin(), r.getDims().end());
+    for (int p = 0; p < rank; ++p)
+      if (!llvm::is_contained(reduced, p))
+        kept.push_back(p);
+    bool innermostReduced = llvm::is_contained(reduced, rank - 1);
+    if (r && rank > 2 && reduced.size() >= 2 && !kept.empty() &&
+        (innermostReduced || reductions.size() == 1)) {
+      SmallVector<int> order = innermostReduced ? kept : reduced;
+      order.append(innermostReduced ? reduced : kept);
+      reorder(order);
+      ps.colAxes = innermostReduced ? reduced.size() : kept.size();
+      std::string split = ps.colAxes > 1 ? " (a flat column index split into their coordinates)" : "";
+      ps.facts.push_back(innermostReduced
+                             ? "several reduced axes, the innermost among them: they are the columns" + split +
+                                   ", the kept axes the rows"
+                             : "several reduced axes before the innermost one: they are the rows, the kept axes "
+                               "the columns" + split);
+    }
   }
   if (anchorAxes.empty())
     anchorAxes = llvm::to_vector(llvm::seq<int>(0, rank));
@@ -475,14 +502,15 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       return unsupported(nullptr, "cannot relate view '" + kernel.getArgName(a.getArgNumber()) +
                                       "' to the kernel's iteration space");
 
-  // Reductions and scans: classify.
+  // Reductions and scans: classify. A reduction is along the rows when it reduces
+  // exactly the column axes of a value spanning the whole iteration space.
   int col = rank - 1;
   bool anyLeading = false, anyLast = false, anyScan = false;
   for (Operation *op : reductions) {
     if (auto r = dyn_cast<kir::ReduceOp>(op)) {
       SmallVector<int> inAxes = ps.axes[r.getInputs()[0]];
-      bool last = r.getDims().size() == 1 && inAxes[r.getDims()[0]] == col &&
-                  (int)inAxes.size() == rank;
+      bool last = (int)inAxes.size() == rank && (int)r.getDims().size() == ps.colAxes &&
+                  llvm::all_of(r.getDims(), [&](int64_t d) { return ps.isColAxis(inAxes[d]); });
       (last ? anyLast : anyLeading) = true;
       kir::Policy p = r.getEffectivePolicy();
       if (p != kir::Policy::unordered_tree)
@@ -516,12 +544,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       auto r = cast<kir::ReduceOp>(reductions.front());
       ps.facts.push_back("one reduction over leading or all axes: programs own the kept axes "
                          "and split the reduced range");
-      if (rank > 2)
-        return unsupported(r, "reductions over leading axes of rank > 2 tensors");
       // Programs own only the kept axes: a store that spans a reduced axis has no owner.
       SmallVector<int> reducedAxes;
       for (int64_t d : r.getDims())
         reducedAxes.push_back(ps.axes[r.getInputs()[0]][d]);
+      llvm::sort(reducedAxes);
+      // The reduced axes are the rows (the kept ones the columns), or every axis.
+      if (reducedAxes != llvm::to_vector(llvm::seq<int>(0, ps.firstColAxis())) &&
+          reducedAxes != llvm::to_vector(llvm::seq<int>(0, rank)))
+        return unsupported(r, "a reduction over leading axes of a rank > 2 tensor that are not its "
+                              "leading axes in the kernel's iteration space");
       for (Operation &op : body)
         if (auto st = dyn_cast<kir::StoreOp>(op))
           for (int a : ps.axes[st.getValue()])
@@ -599,22 +631,20 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     return unsupported(nullptr, "rank-0 iteration spaces");
 
   // Typed parameters of the chosen structure.
-  std::optional<int64_t> rowsExtent;
-  if (rank >= 2) {
+  // The static extent of the rows (the leading axes) and of the columns, when known.
+  auto extentOf = [&](int from, int to) -> std::optional<int64_t> {
     int64_t prod = 1;
-    bool allStatic = true;
-    for (int i = 0; i < rank - 1; ++i)
-      if (auto e = staticExtent(ps.extents[i])) {
-        if (llvm::MulOverflow(prod, *e, prod)) // saturate: any extent this large caps every domain
-          prod = std::numeric_limits<int64_t>::max();
-      } else
-        allStatic = false;
-    if (allStatic)
-      rowsExtent = prod;
-  } else {
-    rowsExtent = 1;
-  }
-  std::optional<int64_t> colExtent = rank ? staticExtent(ps.extents[col]) : std::optional<int64_t>(1);
+    for (int i = from; i < to; ++i) {
+      auto e = staticExtent(ps.extents[i]);
+      if (!e)
+        return std::nullopt;
+      if (llvm::MulOverflow(prod, *e, prod)) // saturate: any extent this large caps every domain
+        prod = std::numeric_limits<int64_t>::max();
+    }
+    return prod;
+  };
+  std::optional<int64_t> rowsExtent = extentOf(0, ps.firstColAxis());
+  std::optional<int64_t> colExtent = extentOf(ps.firstColAxis(), rank);
   auto add = [&](Parameter p) { ps.parameters.push_back(std::move(p)); };
   std::vector<int64_t> warps = powersOfTwo(1, 32);
   const std::string warpsReq = "power of two, at most 32 (Triton)";
@@ -651,7 +681,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     break;
   case StructureKind::SplitReduction:
     add({"OWN_N", "ownership_n", "int",
-         rank == 2 && !llvm::is_contained(cast<kir::ReduceOp>(ps.reductions[0]).getDims(), 1)
+         splitKeepsCols(ps)
              ? tileDomain(colExtent, 16, 1024)
              : std::vector<int64_t>{64, 128, 256, 512, 1024},
          {"column tile extent"}, {}});
@@ -711,7 +741,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   bool rowUniformDivision = false;
   kernel.walk([&](kir::DivOp d) {
     rowUniformDivision |=
-        isRowUniformDivision(d, ps) && rank && llvm::is_contained(ps.axes.lookup(d.getLhs()), col);
+        isRowUniformDivision(d, ps) && rank && hasColAxis(ps, d.getLhs());
   });
   if (rowUniformDivision && ps.kind != StructureKind::Matmul)
     add({"DIV_FORM", "division_form", "bool", {0, 1},
@@ -729,8 +759,7 @@ bool gpu::isRowUniformDivision(kir::DivOp div, const ProgramStructure &ps) {
   if (shapeOf(div.getRhs().getType()).empty())
     return true; // a scalar
   auto b = div.getRhs().getDefiningOp<kir::BroadcastOp>();
-  const int inner = int(ps.extents.size()) - 1;
-  return b && !llvm::is_contained(ps.axes.lookup(b.getInput()), inner);
+  return b && llvm::none_of(ps.axes.lookup(b.getInput()), [&](int a) { return ps.isColAxis(a); });
 }
 
 /// Integer division and remainder: undefined for a zero divisor, so never computed

@@ -71,8 +71,15 @@ struct ProgramStructure {
   std::string family;
   std::vector<std::string> facts; ///< why this family (printed by explain)
   /// Iteration space: extents (KIR dims) of the canonical axes; the last one is
-  /// the innermost ("column") axis.
+  /// the innermost axis.
   llvm::SmallVector<mlir::Attribute> extents;
+  /// How many trailing canonical axes form the block's columns (the rest its rows):
+  /// 1 unless a row structure reduces, or a split reduction keeps, several axes of a
+  /// rank > 2 value; a flat column index is split into their coordinates.
+  int colAxes = 1;
+  /// The first column axis (every axis before it is a row axis).
+  int firstColAxis() const { return extents.empty() ? 0 : int(extents.size()) - colAxes; }
+  bool isColAxis(int axis) const { return !extents.empty() && axis >= firstColAxis(); }
   /// Canonical axes of every tensor value and view argument, one per dim.
   llvm::DenseMap<mlir::Value, llvm::SmallVector<int>> axes;
   /// Reductions/scans in program order.

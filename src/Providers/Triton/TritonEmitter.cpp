@@ -688,8 +688,9 @@ std::vector<std::string> mixedRadix(Emitter &e, const std::string &flat, const s
   return d;
 }
 
-/// Emits coordinates for row axes 0..rank-2 from a flat row index block `rows`
-/// ([BM, 1]) and the column block `cols` ([1, BN]).
+/// Emits the coordinates of the row axes from a flat row index block `rows` ([BM, 1])
+/// and of the column axes from the flat column block `cols` ([1, BN]); the outermost
+/// axis of each group carries its mask (the others' digits stay within their extents).
 void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::string &rmask,
                   const std::string &cols, const std::string &cmask) {
   e.coords.coord.assign(rank, "");
@@ -698,35 +699,40 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
   e.coords.rowMask = rmask;
   if (rank == 0)
     return;
-  e.coords.coord[rank - 1] = cols;
-  e.coords.mask[rank - 1] = cmask;
-  if (rank == 1)
-    return;
-  if (rank == 2) {
-    e.coords.coord[0] = rows;
-    e.coords.mask[0] = rmask;
-    return;
-  }
-  std::vector<std::string> extents;
-  for (int a = 0; a < rank - 1; ++a)
-    extents.push_back(e.dim(e.ps.extents[a]));
-  std::vector<std::string> c = mixedRadix(e, e.bind(rows, "r"), extents, "c", "r");
-  std::copy(c.begin(), c.end(), e.coords.coord.begin());
-  e.coords.mask[0] = rmask;
+  auto group = [&](int from, int to, const std::string &flat, const std::string &mask, const char *digit,
+                   const char *rest) {
+    if (from == to)
+      return;
+    e.coords.mask[from] = mask;
+    if (to - from == 1) {
+      e.coords.coord[from] = flat;
+      return;
+    }
+    std::vector<std::string> extents;
+    for (int a = from; a < to; ++a)
+      extents.push_back(e.dim(e.ps.extents[a]));
+    std::vector<std::string> c = mixedRadix(e, e.bind(flat, rest), extents, digit, rest);
+    std::copy(c.begin(), c.end(), e.coords.coord.begin() + from);
+  };
+  int firstCol = e.ps.firstColAxis();
+  group(firstCol, rank, cols, cmask, "q", "q");
+  group(0, firstCol, rows, rmask, "c", "r");
+}
+
+/// The product of the extents of canonical axes [from, to) as a Python expression.
+std::string extentProduct(const ProgramStructure &ps, const providers::PythonNames &names, int from, int to) {
+  std::string r;
+  for (int i = from; i < to; ++i)
+    r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i], names);
+  return r.empty() ? "1" : r;
 }
 
 std::string rowsExpr(const ProgramStructure &ps, const providers::PythonNames &names) {
-  int rank = ps.extents.size();
-  if (rank <= 1)
-    return "1";
-  std::string r;
-  for (int i = 0; i < rank - 1; ++i)
-    r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i], names);
-  return r;
+  return extentProduct(ps, names, 0, ps.firstColAxis());
 }
 
 std::string colsExpr(const ProgramStructure &ps, const providers::PythonNames &names) {
-  return ps.extents.empty() ? "1" : dimExpr(ps.extents.back(), names);
+  return extentProduct(ps, names, ps.firstColAxis(), ps.extents.size());
 }
 
 void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
