@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -557,6 +557,12 @@ def forms():
         ("head_merge", [hx, hw_, out(HB, HS, 2048, dt=torch.bfloat16)], [2], 1e-2, 2 * HB * HS * 2048 * HH * HD,
          "TFLOPs", lambda: torch.einsum("bhmk,khn->bmn", hx, hw_)),
     ]
+    check_and_time(cases)
+
+
+def check_and_time(cases):
+    """Each (case, args, outputs, tol, work, unit, torch call): checked against the reference
+    provider, then the tuned winner and the torch call timed in the same rotating rounds."""
     for case, args, outs, tol, work, unit, torch_fn in cases:
         check(case, args, outs, tol)
         run, win, ts = tuned(case, args)
@@ -565,11 +571,38 @@ def forms():
                vs_torch=ref / ours, family=load(case, "triton").FAMILY, tune_s=ts, winner=win)
 
 
+def axes():
+    """Reductions over several axes of rank > 2 values (tests/python/providers/kir/several_axes.kir):
+    the reduced or kept axes form the block's columns, their coordinates split from a flat index.
+    Against the torch call a user writes; TB/s counts the input read once and the output written."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float32: torch.randn(*shape, device=dev, generator=g).to(dt)  # noqa: E731
+    out = lambda *shape, dt=torch.float32: torch.empty(shape, device=dev, dtype=dt)  # noqa: E731
+    x3 = rnd(32, 2048, 1024)
+    w3 = rnd(16, 1024, 4096)
+    x4 = rnd(64, 256, 56, 56)
+    h3 = rnd(32, 2048, 1024, dt=torch.float16)
+    xi, wi = rnd(32, 256, 56, 56, dt=torch.float16), rnd(256, dt=torch.float16)
+    nb = lambda t: t.numel() * t.element_size()  # noqa: E731
+    cases = [
+        ("batch_sum", [x3, out(32)], [1], 1e-4, nb(x3), "TBps", lambda: x3.sum((1, 2))),
+        ("middle_sum", [w3, out(1024)], [1], 1e-4, nb(w3), "TBps", lambda: w3.sum((0, 2))),
+        ("leading_sum", [w3, out(4096)], [1], 1e-4, nb(w3), "TBps", lambda: w3.sum((0, 1))),
+        ("total3", [x3, out()], [1], 1e-4, nb(x3), "TBps", lambda: x3.sum()),
+        ("channel_sum", [x4, out(256)], [1], 1e-4, nb(x4), "TBps", lambda: x4.sum((0, 2, 3))),
+        ("batch_max", [h3, out(32, dt=torch.float16)], [1], 2e-3, nb(h3), "TBps", lambda: h3.amax((1, 2))),
+        ("instance_norm", [xi, wi, out(32, 256, 56, 56, dt=torch.float16), 1e-5], [2], 2e-3, 2 * nb(xi), "TBps",
+         lambda: torch.nn.functional.instance_norm(xi, weight=wi, eps=1e-5)),
+    ]
+    check_and_time(cases)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
         {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
-         "scalars": scalars, "forms": forms}[WHICH]()
+         "scalars": scalars, "forms": forms, "axes": axes}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

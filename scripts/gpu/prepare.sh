@@ -33,6 +33,13 @@ for spec in gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs gemm_prol
       --no-cache -o "$ART/$name/$target" >/dev/null
   done
 done
+# Reductions over several axes of rank > 2 values (harness.py ART axes).
+for name in batch_sum middle_sum leading_sum total3 channel_sum batch_max instance_norm; do
+  for target in triton reference; do
+    "$INTENTC" compile "$ROOT/tests/python/providers/kir/several_axes.kir" --kernel "$name" --target "$target" \
+      --no-cache -o "$ART/$name/$target" >/dev/null
+  done
+done
 # Probe variants: the sum kernels with many more rows (scripts/gpu/probe.py sums).
 for name in total_sum col_sum row_sum; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \

@@ -24,7 +24,8 @@ timings of the skinny GEMM), votediv (exact row-uniform division: Markstein with
 f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads moved
 before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
 with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), vectors (a vector's total and
-a dot product with many splits), vecmat (vector-matrix against the column sum), dump, maxnreg.
+a dot product with many splits), vecmat (vector-matrix against the column sum), axesidx (reductions over several axes with
+64- and 32-bit offsets), dump, maxnreg.
 """
 import importlib.util
 import json
@@ -88,6 +89,17 @@ def emit(**kw):
     print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in kw.items()), flush=True)
 
 
+def every_candidate(m, args, byt, ref, **tags):
+    """Times every candidate of module m on args (the output last) and emits its TB/s (byt bytes)
+    and its relative error against ref (an f64 tensor)."""
+    for c in m.CANDIDATES:
+        run = m.bind(c, *args)
+        args[-1].fill_(float("nan"))
+        run()
+        err = ((args[-1].double() - ref).norm() / ref.norm()).item()
+        emit(**tags, variant=json.dumps(c, sort_keys=True), TBps=byt / t(run) / 1e9, err=err)
+
+
 def row_cases():
     """(case, shape, launch args, bytes moved, hand-written launcher) of the probed row kernels."""
     dev = "cuda"
@@ -117,15 +129,8 @@ def sums_probe():
         xr = torch.randn(M, N, device=dev)
         cases.append(("row_sum", f"{M}x{N}", [xr, torch.empty(M, device=dev)], xr.numel() * 4, lambda xr=xr: xr.sum(1)))
     for case, shape, args, byt, torch_fn in cases:
-        m = load(case + "_probe")
         emit(kind="sums", case=case, shape=shape, variant="torch", TBps=byt / t(torch_fn) / 1e9)
-        ref = torch_fn().double()
-        for c in m.CANDIDATES:
-            run = m.bind(c, *args)
-            run()
-            err = ((args[1].double() - ref).norm() / ref.norm()).item()
-            emit(kind="sums", case=case, shape=shape, variant=json.dumps(c, sort_keys=True),
-                 TBps=byt / t(run) / 1e9, err=err)
+        every_candidate(load(case + "_probe"), args, byt, torch_fn().double(), kind="sums", case=case, shape=shape)
 
 
 def persist_probe(suffix="_persist", kind="persist"):
@@ -1845,15 +1850,8 @@ def vectors_probe():
         if n <= 1 << 26:
             cases.append(("dot", [x, z, torch.empty((), device=dev)], 2 * n * 4, lambda x=x, z=z: torch.dot(x, z)))
         for case, args, byt, torch_fn in cases:
-            m = load(case + "_vprobe")
             emit(kind="vectors", case=case, n=n, variant="torch", TBps=byt / t(torch_fn) / 1e9)
-            ref = torch_fn().double()
-            for c in m.CANDIDATES:
-                run = m.bind(c, *args)
-                run()
-                err = abs((args[-1].double() - ref).item()) / abs(ref.item())
-                emit(kind="vectors", case=case, n=n, variant=json.dumps(c, sort_keys=True),
-                     TBps=byt / t(run) / 1e9, err=err)
+            every_candidate(load(case + "_vprobe"), args, byt, torch_fn().double(), kind="vectors", case=case, n=n)
 
 
 def vecmat_probe():
@@ -1865,15 +1863,30 @@ def vecmat_probe():
     cases = [("vecmat", [x, b, torch.empty(8192, device=dev)], b.numel() * 4, lambda: x @ b),
              ("col_sum", [b, torch.empty(8192, device=dev)], b.numel() * 4, lambda: b.sum(0))]
     for case, args, byt, torch_fn in cases:
-        m = load(case + "_vprobe")
         emit(kind="vectors", case=case, n=b.numel(), variant="torch", TBps=byt / t(torch_fn) / 1e9)
-        ref = torch_fn().double()
-        for c in m.CANDIDATES:
-            run = m.bind(c, *args)
-            run()
-            err = ((args[-1].double() - ref).norm() / ref.norm()).item()
-            emit(kind="vectors", case=case, n=b.numel(), variant=json.dumps(c, sort_keys=True),
-                 TBps=byt / t(run) / 1e9, err=err)
+        every_candidate(load(case + "_vprobe"), args, byt, torch_fn().double(), kind="vectors", case=case,
+                        n=b.numel())
+
+
+def axesidx_probe():
+    """Reductions over several axes (harness.py axes): are the column coordinates' 64-bit
+    divisions the cost? Candidates of channel_sum, batch_sum and leading_sum timed with the
+    launcher's IDX64 (64-bit offsets: every span with a 16384-element overrun per axis over 2^31)
+    and with 32-bit offsets forced (their real offsets stay below 2^31 at these shapes)."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    x4, x3 = torch.randn(64, 256, 56, 56, device=dev), torch.randn(32, 2048, 1024, device=dev)
+    w3 = torch.randn(16, 1024, 4096, device=dev)
+    for case, x, out, ref in [("channel_sum", x4, torch.empty(256, device=dev), x4.sum((0, 2, 3))),
+                              ("batch_sum", x3, torch.empty(32, device=dev), x3.sum((1, 2))),
+                              ("leading_sum", w3, torch.empty(4096, device=dev), w3.sum((0, 1)))]:
+        m = load(case)
+        idx64 = m._needs_idx64
+        for forced in (None, False):
+            m._needs_idx64 = idx64 if forced is None else (lambda *a: False)
+            every_candidate(m, [x, out], x.numel() * 4, ref.double(), kind="axesidx", case=case,
+                            idx="launcher" if forced is None else "32-bit")
+        m._needs_idx64 = idx64
 
 
 if __name__ == "__main__":
@@ -1894,7 +1907,7 @@ if __name__ == "__main__":
              "launchcost": launchcost_probe, "votediv": votediv_probe,
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
-             "vectors": vectors_probe, "vecmat": vecmat_probe}
+             "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -2006,12 +2006,19 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
      << "],\n    key=["
      << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
      << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n)(" << jitName << ")\n\n";
-  os << "def _needs_idx64(*args):\n"
-        "    # 32-bit offsets suffice when every element offset (and every tile overrun) stays below 2^31.\n"
+  // Only lanes inside every extent are unmasked, so only their offsets must fit; a masked
+  // lane's offset may wrap (32-bit arithmetic wraps; it is never dereferenced). A per-axis
+  // tile overrun counted in, as before, made every tensor with an outer stride of 2^17 or
+  // more take 64-bit divisions (docs/performance.md, stop 23).
+  os << "def _needs_idx64(R, C, *args):\n"
+        "    # 32-bit offsets suffice when the flat row and column indices (a tile past their extents)\n"
+        "    # and every element's offset stay below 2^31.\n"
+        "    if R + 65536 >= 2**31 or C + 65536 >= 2**31:\n"
+        "        return True\n"
         "    for t in args:\n"
         "        if isinstance(t, torch.Tensor) and t.numel():\n"
-        "            span = sum((n - 1 + 16384) * abs(st) for n, st in zip(t.shape, t.stride()))\n"
-        "            if span >= 2**31 - 1:\n"
+        "            span = sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))\n"
+        "            if span + 65536 >= 2**31:\n"
         "                return True\n"
         "    return False\n\n";
   if (!e.hostRecips.empty())
@@ -2046,7 +2053,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    args = [" << llvm::join(kargs, ", ") << "]\n";
   os << "    extra = {}\n";
   if (ps.kind != StructureKind::Matmul)
-    os << "    extra['IDX64'] = _needs_idx64(" << params << ")\n";
+    os << "    extra['IDX64'] = _needs_idx64(R, C, " << params << ")\n";
   if (cover)
     os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
   if (ps.kind == StructureKind::Matmul) {

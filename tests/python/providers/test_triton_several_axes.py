@@ -7,8 +7,9 @@ and empty axes, outputs poisoned."""
 import os
 
 import pytest
+import torch
 
-from test_triton_examples import run_on_shapes
+from test_triton_examples import run_on_shapes, sampled_candidates
 
 KIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kir", "several_axes.kir")
 STRUCTURES = {"batch_sum": "row_reduction", "middle_sum": "row_reduction", "leading_sum": "split_reduction",
@@ -35,11 +36,17 @@ def test_several_axes_structures(mods):
 @pytest.mark.parametrize("name", sorted(STRUCTURES))
 def test_several_axes_every_candidate_matches_reference(mods, name):
     tri, ref = mods
-    tmod = tri[name]
-    # The first candidates and the last (the tables end with the split rows), and a
-    # 16-element chunk: chunks cross the boundaries between the column axes' rows.
-    cands = tmod.CANDIDATES[:2] + tmod.CANDIDATES[-2:]
-    chunk = "RED_N" if "RED_N" in cands[0] else "OWN_N"
-    if cands[0].get("SPLIT", 1) == 1:
-        cands.append(dict(cands[0], **{chunk: 16}))
-    run_on_shapes(tmod, ref[name], cands, SHAPES, 41, name, False)
+    run_on_shapes(tri[name], ref[name], sampled_candidates(tri[name]), SHAPES, 41, name, False)
+
+
+def test_offsets_stay_32_bit_while_they_fit(mods):
+    """32-bit index arithmetic while every element's offset and the flat indices fit (lanes past an
+    extent are masked; their offsets may wrap): an NCHW batch of 64 x 256 x 56 x 56 (outer stride
+    802816) stays 32-bit; a span or a flat extent within a tile of 2^31 needs 64 bits."""
+    m = mods[0]["channel_sum"]
+    meta = lambda shape, strides: torch.empty_strided(shape, strides, device="meta")  # noqa: E731
+    x, y = meta((64, 256, 56, 56), (802816, 3136, 56, 1)), meta((256,), (1,))
+    assert not m._needs_idx64(256, 64 * 56 * 56, x, y)
+    assert m._needs_idx64(256, 64 * 56 * 56, meta((2, 256, 56, 56), (2**31 - 2**16, 3136, 56, 1)), y)
+    assert m._needs_idx64(256, 2**31 - 1000, x, y)
+    assert m._needs_idx64(2**31 - 1000, 1, x, y)
