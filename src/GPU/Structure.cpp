@@ -552,8 +552,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       // The reduced axes are the rows (the kept ones the columns), or every axis.
       if (reducedAxes != llvm::to_vector(llvm::seq<int>(0, ps.firstColAxis())) &&
           reducedAxes != llvm::to_vector(llvm::seq<int>(0, rank)))
-        return unsupported(r, "a reduction over leading axes of a rank > 2 tensor that are not its "
-                              "leading axes in the kernel's iteration space");
+        return unsupported(r, "a reduction whose reduced axes are neither the leading axes of the "
+                              "iteration space nor all of them");
       for (Operation &op : body)
         if (auto st = dyn_cast<kir::StoreOp>(op))
           for (int a : ps.axes[st.getValue()])
