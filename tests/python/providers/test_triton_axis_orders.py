@@ -1,0 +1,71 @@
+"""Kernels whose canonical axes are not the anchor's own order, under the CPU interpreter against the
+reference provider, on ragged shapes, extents of 1 and empty axes, outputs poisoned:
+
+- kir/outer_axes.kir: scans along an outer axis, reductions of rank > 2 values along one axis and
+  several reductions along an outer axis (a column softmax): the structure puts that axis innermost and
+  reads it with its stride;
+- kir/several_axes.kir: reductions over several axes of rank > 2 values (per-batch and per-channel sums
+  and maxima, sums over the leading axes, over every axis, a per-batch normalization and an instance
+  normalization with two reductions over the same two axes): the reduced or the kept axes form the
+  block's columns, a flat column index split into their coordinates."""
+import os
+
+import pytest
+import torch
+
+from test_triton_examples import run_on_shapes, sampled_candidates
+
+KIR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kir")
+# file -> (kernel -> structure, shapes, seed)
+SUITES = {
+    "outer_axes": (
+        {"col_cumsum": "row_scan", "mid_sum": "row_reduction", "batch_max": "row_reduction",
+         "col_softmax": "row_reduction", "rev_excl_scan3": "row_scan"},
+        # Small: scans are slow on the interpreter. M = 70 runs several chunks on the multi-pass candidates.
+        [{"M": 3, "N": 17, "B": 2}, {"M": 1, "N": 1, "B": 1}, {"M": 0, "N": 5, "B": 1},
+         {"M": 4, "N": 0, "B": 2}, {"M": 70, "N": 3, "B": 2}],
+        31),
+    "several_axes": (
+        {"batch_sum": "row_reduction", "middle_sum": "row_reduction", "leading_sum": "split_reduction",
+         "batch_fold": "row_reduction", "batch_max": "row_reduction", "total3": "split_reduction",
+         "channel_sum": "row_reduction", "batch_normalize": "row_reduction", "instance_norm": "row_reduction"},
+        # N = 37 with a 16-element chunk puts a chunk across the boundary of two reduced rows.
+        [{"B": 3, "M": 5, "N": 37, "C": 3, "H": 5, "W": 7}, {"B": 1, "M": 1, "N": 1, "C": 1, "H": 1, "W": 1},
+         {"B": 2, "M": 0, "N": 4, "C": 2, "H": 0, "W": 3}, {"B": 0, "M": 3, "N": 2, "C": 0, "H": 2, "W": 2},
+         {"B": 2, "M": 33, "N": 9, "C": 4, "H": 9, "W": 11}],
+        41),
+}
+CASES = [(f, name) for f, (structures, _, _) in SUITES.items() for name in sorted(structures)]
+
+
+@pytest.fixture(scope="module")
+def mods(compile_kir):
+    """file -> (Triton modules, reference modules)."""
+    paths = {f: os.path.join(KIR_DIR, f + ".kir") for f in SUITES}
+    return {f: (compile_kir(p, target="triton"), compile_kir(p, target="reference")) for f, p in paths.items()}
+
+
+def test_axis_order_structures(mods):
+    for f, (structures, _, _) in SUITES.items():
+        for name, structure in structures.items():
+            assert mods[f][0][name].ARTIFACT["structure"] == structure, name
+
+
+@pytest.mark.parametrize("f,name", CASES, ids=[f"{f}-{n}" for f, n in CASES])
+def test_axis_order_every_candidate_matches_reference(mods, f, name):
+    tri, ref = mods[f]
+    _, shapes, seed = SUITES[f]
+    run_on_shapes(tri[name], ref[name], sampled_candidates(tri[name]), shapes, seed, name, False)
+
+
+def test_offsets_stay_32_bit_while_they_fit(mods):
+    """32-bit index arithmetic while every element's offset and the flat indices fit (lanes past an
+    extent are masked; their offsets may wrap): an NCHW batch of 64 x 256 x 56 x 56 (outer stride
+    802816) stays 32-bit; a span or a flat extent within a tile of 2^31 needs 64 bits."""
+    m = mods["several_axes"][0]["channel_sum"]
+    meta = lambda shape, strides: torch.empty_strided(shape, strides, device="meta")  # noqa: E731
+    x, y = meta((64, 256, 56, 56), (802816, 3136, 56, 1)), meta((256,), (1,))
+    assert not m._needs_idx64(256, 64 * 56 * 56, x, y)
+    assert m._needs_idx64(256, 64 * 56 * 56, meta((2, 256, 56, 56), (2**31 - 2**16, 3136, 56, 1)), y)
+    assert m._needs_idx64(256, 2**31 - 1000, x, y)
+    assert m._needs_idx64(2**31 - 1000, 1, x, y)
