@@ -245,10 +245,10 @@ LogicalResult ProgramOp::verifyRegions() {
         for (Attribute d : f.getShape())
           if (failed(checkExtent(op, d)))
             return WalkResult::interrupt();
-    if (!isa<ContractOp, MergeKOp>(op))
+    if (!isa<ContractOp, MergeKOp, RegionContractOp>(op))
       for (Value v : op->getOperands())
         if (auto f = dyn_cast<FragmentType>(v.getType()); f && f.getShape().size() == 1) {
-          op->emitOpError() << "takes a rank-1 fragment, which only igpu.contract and igpu.merge_k take";
+          op->emitOpError() << "takes a rank-1 fragment, which only igpu.contract, igpu.merge_k and igpu.region_contract take";
           return WalkResult::interrupt();
         }
     if (auto split = dyn_cast<SplitRangeOp>(op); split && failed(checkExtent(op, split.getSplitAttr())))
@@ -476,6 +476,15 @@ LogicalResult MergeKOp::verify() {
   for (Operation &op : getRegion().front())
     if (!isa<StoreOp>(op))
       return op.emitOpError() << "cannot appear in an igpu.merge_k (its body is the epilogue's stores)";
+  return success();
+}
+
+LogicalResult RegionContractOp::verify() {
+  if (failed(verifyContractionOp(*this, getRows(), getCols(), getBatch())))
+    return failure();
+  for (Operation &op : getRegion().front())
+    if (!isa<StoreOp>(op))
+      return op.emitOpError() << "cannot appear in an igpu.region_contract (its body is the epilogue's stores)";
   return success();
 }
 

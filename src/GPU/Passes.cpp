@@ -254,6 +254,7 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
     case StructureKind::RowScan: elems = get("OWN_M") * get("SCAN_N"); break;
     case StructureKind::SplitReduction: elems = get("RED_M") * get("OWN_N"); break;
     case StructureKind::Matmul: elems = get("BM") * get("BN"); break;
+    case StructureKind::RegionContraction: elems = get("BM") * get("BN"); break;
     }
     auto reject = [&](const char *status, std::string reason) {
       o.status = status;
@@ -265,9 +266,13 @@ struct FilterTritonCandidatesPass : ::intent::gpu::impl::FilterTritonCandidatesB
       return reject("illegal", std::to_string(warps) + " warps exceed " +
                                    std::to_string(caps.maxThreadsPerBlock) + " threads per block");
     // Register footprint: at most 256 live fp32 values per thread in a tile.
-    if (ps.kind != StructureKind::Matmul && elems / threads > 256)
+    bool tensorCores = ps.kind == StructureKind::Matmul || ps.kind == StructureKind::RegionContraction;
+    if (!tensorCores && elems / threads > 256)
       return reject("illegal", "register footprint " + std::to_string(elems / threads) +
                                    " elements per thread exceeds 256");
+    if (ps.kind == StructureKind::RegionContraction && get("BM") * get("BN") / threads > 128)
+      return reject("illegal", "score tile of " + std::to_string(get("BM") * get("BN") / threads) +
+                                   " elements per thread beside the output accumulator (at most 128)");
     if (ps.kind != StructureKind::Matmul)
       return;
     ContractionInfo ci = *ps.contraction; // a copy: op accessors are not const

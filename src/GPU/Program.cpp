@@ -203,6 +203,7 @@ public:
   void rowScan();
   void splitReduction();
   void matmul();
+  void regionContraction();
   void outputTile(Value index);
 };
 
@@ -362,6 +363,23 @@ void ProgramBuilder::outputTile(Value index) {
   }
 }
 
+/// Region (attention): one program per (m, d) output tile of the second contraction,
+/// grid dim 0 over the m tiles times the d tiles, dim 1 over the flattened batch.
+void ProgramBuilder::regionContraction() {
+  const int rank = ps.extents.size();
+  Value tilesD = named(cdiv(axisExtent(rank - 1), param("BD")), "num_pid_d");
+  Value index = named(pid(0), "pid");
+  Value pidM = named(div(index, tilesD), "pid_m");
+  Value pidD = named(rem(index, tilesD), "pid_d");
+  Value batch = ps.region->batch ? named(pid(1, /*wide=*/true), "pid_b") : Value();
+  Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
+  Value cols = tileRange(mul(pidD, param("BD")), "BD", "rd");
+  auto region = b.create<igpu::RegionContractOp>(loc, rows, cols, batch);
+  OpBuilder::InsertionGuard g(b);
+  b.createBlock(&region.getRegion());
+  stores([](kir::StoreOp) { return true; });
+}
+
 /// One program per output tile (WORKERS 1), else persistent programs striding over the tiles.
 void ProgramBuilder::matmul() {
   const int m = ps.contraction->batchAxes();
@@ -395,6 +413,7 @@ igpu::ProgramOp gpu::buildProgram(kir::KernelOp kernel, const ProgramStructure &
   case StructureKind::RowScan: pb.rowScan(); break;
   case StructureKind::SplitReduction: pb.splitReduction(); break;
   case StructureKind::Matmul: pb.matmul(); break;
+  case StructureKind::RegionContraction: pb.regionContraction(); break;
   }
   if (!block->empty())
     pb.hoist(block);

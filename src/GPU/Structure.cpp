@@ -23,6 +23,7 @@ const char *gpu::structureName(StructureKind k) {
   case StructureKind::RowScan: return "row_scan";
   case StructureKind::SplitReduction: return "split_reduction";
   case StructureKind::Matmul: return "matmul";
+  case StructureKind::RegionContraction: return "region_contraction";
   }
   return "?";
 }
@@ -277,6 +278,105 @@ static int elementBits(Type t) {
   return e.getIntOrFloatBitWidth();
 }
 
+/// One contraction of a region (attention): one contracted label, the result's last
+/// label of each operand alone as its row (m) and column (n) label, every other
+/// result label a batch label; operands of one tensor-core type accumulated in f32.
+static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::string &why) {
+  std::string err;
+  auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);
+  ContractionInfo ci;
+  ci.op = c;
+  ci.lhsLabels = labels->lhs;
+  ci.rhsLabels = labels->rhs;
+  ci.resultLabels = labels->result;
+  ci.k = labels->contracted();
+  std::string lhsOnly = labels->lhsOnly(), rhsOnly = labels->rhsOnly();
+  for (char l : labels->result) {
+    if (lhsOnly.find(l) != std::string::npos)
+      ci.m = l;
+    if (rhsOnly.find(l) != std::string::npos)
+      ci.n = l;
+  }
+  if (ci.k.size() != 1 || !ci.m || !ci.n) {
+    why = "a contraction of two that has not exactly one contracted label and a label of each operand alone";
+    return std::nullopt;
+  }
+  for (char l : labels->result)
+    if (l != ci.m && l != ci.n)
+      ci.batch += l;
+  Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
+  if (lt != rt || !(lt.isF16() || lt.isBF16() || lt.isF32()) || !kir::kirElementType(c.getType()).isF32()) {
+    llvm::raw_string_ostream os(why);
+    os << "a contraction of " << lt << " and " << rt << " operands into " << kir::kirElementType(c.getType())
+       << " next to another (the region realizes f16, bf16 and f32 operands of one type, accumulated in f32)";
+    return std::nullopt;
+  }
+  return ci;
+}
+
+/// The reductions of a region: each reduces exactly the key axis of a value over
+/// [batch..., m, n] with a named, non-arg kind under unordered_tree; they are grouped
+/// into levels by dependency (one pass over the keys per level). No store may hold
+/// the keys or the first contraction's contracted axis: those exist one chunk at a time.
+static std::optional<std::pair<Operation *, std::string>>
+regionReductions(ProgramStructure &ps, Block &body, ArrayRef<Operation *> reductions, int rank) {
+  const int keyAx = rank, innerAx = rank + 1, outAx = rank - 1;
+  llvm::DenseMap<Operation *, size_t> level;
+  for (Operation *op : reductions) {
+    auto r = dyn_cast<kir::ReduceOp>(op);
+    if (!r)
+      return std::make_pair(op, std::string("a scan next to two contractions"));
+    const SmallVector<int> &in = ps.axes[r.getInputs()[0]];
+    if (r.getDims().size() != 1 || in[r.getDims()[0]] != keyAx || llvm::is_contained(in, outAx) ||
+        llvm::is_contained(in, innerAx))
+      return std::make_pair(op, std::string("a reduction next to two contractions that does not reduce exactly the "
+                                            "keys of the scores (the label the second contraction sums over)"));
+    if (r.getEffectivePolicy() != kir::Policy::unordered_tree)
+      return std::make_pair(op, std::string("a reduction over the keys with an ordered or strict policy next to two "
+                                            "contractions (the region's passes realize unordered_tree)"));
+    std::optional<kir::ReduceKind> kind = r.getKind();
+    if (!kind || *kind == kir::ReduceKind::argmax || *kind == kir::ReduceKind::argmin)
+      return std::make_pair(op, std::string("a general or arg reduction over the keys next to two contractions"));
+    // One level deeper than the deepest reduction its operands depend on.
+    size_t lv = 0;
+    SmallVector<Value> work(op->getOperands());
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Operation *d = work.pop_back_val().getDefiningOp();
+      if (!d || !seen.insert(d).second || isa<kir::ContractOp>(d))
+        continue;
+      if (auto it = level.find(d); it != level.end()) {
+        lv = std::max(lv, it->second + 1);
+        continue;
+      }
+      work.append(d->getOperands().begin(), d->getOperands().end());
+    }
+    level[op] = lv;
+    if (ps.region->levels.size() <= lv)
+      ps.region->levels.resize(lv + 1);
+    ps.region->levels[lv].push_back(op);
+    ps.reductions.push_back(op);
+  }
+  // Reductions the second contraction's left operand depends on.
+  llvm::DenseSet<Operation *> feeding;
+  SmallVector<Value> work{ps.region->values.op.getLhs()};
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || !feeding.insert(d).second || isa<kir::ContractOp>(d))
+      continue;
+    work.append(d->getOperands().begin(), d->getOperands().end());
+  }
+  ps.region->lastLevelWithValues =
+      !ps.region->levels.empty() &&
+      llvm::none_of(ps.region->levels.back(), [&](Operation *r) { return feeding.contains(r); });
+  for (Operation &op : body)
+    if (auto st = dyn_cast<kir::StoreOp>(op))
+      if (llvm::any_of(ps.axes[st.getValue()], [&](int a) { return a == keyAx || a == innerAx; }))
+        return std::make_pair(&op, std::string("a store of a value over the keys next to two contractions (the "
+                                               "scores exist one chunk of keys at a time)"));
+  return std::nullopt;
+}
+
 std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                                                    const tuning::TargetCaps &caps) {
   ProgramStructure ps;
@@ -306,11 +406,14 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
 
   // Anchor of the iteration space.
   Value anchor;
-  if (contracts.size() > 1)
-    return unsupported(contracts[1], "more than one kir.contract in a kernel");
-  if (!contracts.empty() && !reductions.empty())
+  if (contracts.size() > 2)
+    return unsupported(contracts[2], "more than two kir.contract in a kernel");
+  if (contracts.size() == 1 && !reductions.empty())
     return unsupported(reductions.front(), "a reduction or scan together with kir.contract");
-  if (!contracts.empty()) {
+  if (contracts.size() == 2) {
+    anchor = contracts[1].getResult();
+    ps.kind = StructureKind::RegionContraction;
+  } else if (!contracts.empty()) {
     anchor = contracts.front().getResult();
     ps.kind = StructureKind::Matmul;
   } else if (!reductions.empty()) {
@@ -342,7 +445,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   // Contraction: canonical axes are [batch..., m, n]; the operands' contracted axes
   // get the extra canonical axes rank, rank + 1, .... (A reduction's structure is
   // decided below.)
-  if (!contracts.empty()) {
+  if (contracts.size() == 1) {
     kir::ContractOp c = contracts.front();
     std::string err;
     auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);
@@ -483,9 +586,93 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                                "the columns" + split);
     }
   }
+  // Region (attention): canonical axes [batch..., m, d] of the second contraction's
+  // result, then its contracted label n (the keys) and the first's contracted label.
+  // The second's labels seed its operands; the scores' axes then follow from the
+  // dataflow back from its left operand, and name the first contraction's labels.
+  SmallVector<Attribute> solverExtents(ps.extents.begin(), ps.extents.end());
+  std::optional<AxisSolver> regionSolver;
+  if (ps.kind == StructureKind::RegionContraction) {
+    std::string why;
+    std::optional<ContractionInfo> scores = regionContraction(contracts[0], why);
+    if (!scores)
+      return unsupported(contracts[0], why);
+    std::optional<ContractionInfo> values = regionContraction(contracts[1], why);
+    if (!values)
+      return unsupported(contracts[1], why);
+    const std::string &res = values->resultLabels;
+    std::string canonical = values->batch + values->m + values->n;
+    SmallVector<int> order;
+    for (char l : canonical)
+      order.push_back(res.find(l));
+    reorder(order);
+    anchorAxes = llvm::to_vector(llvm::seq<int>(0, rank));
+    const int keyAx = rank, innerAx = rank + 1;
+    auto extentOf = [](Value v, const std::string &labels, char l) {
+      return shapeOf(v.getType())[labels.find(l)];
+    };
+    solverExtents.push_back(extentOf(values->op.getRhs(), values->rhsLabels, values->k[0]));
+    solverExtents.push_back(extentOf(scores->op.getLhs(), scores->lhsLabels, scores->k[0]));
+    auto canonOf = [&](const std::string &lbls, const std::string &canon, char key, char inner) {
+      SmallVector<int> a;
+      for (char ch : lbls)
+        a.push_back(ch == key ? keyAx : ch == inner ? innerAx : (int)canon.find(ch));
+      return a;
+    };
+    regionSolver.emplace(AxisSolver{ps.axes, solverExtents});
+    AxisSolver &rs = *regionSolver;
+    rs.assign(anchor, anchorAxes);
+    rs.assign(values->op.getLhs(), canonOf(values->lhsLabels, canonical, values->k[0], 0));
+    rs.assign(values->op.getRhs(), canonOf(values->rhsLabels, canonical, values->k[0], 0));
+    while (rs.step(body) && !rs.conflict) {
+    }
+    if (rs.conflict)
+      return unsupported(nullptr, rs.conflictWhy);
+    Value s = scores->op.getResult();
+    if (!ps.axes.count(s))
+      return unsupported(scores->op, "two contractions where the first one's result does not reach the second "
+                                     "one's left operand through elementwise ops, broadcasts and reductions");
+    // The scores' labels, named by the axes the dataflow gave them.
+    std::string scoreCanon(rank, ' ');
+    for (auto [i, l] : llvm::enumerate(scores->resultLabels))
+      if (ps.axes[s][i] < rank)
+        scoreCanon[ps.axes[s][i]] = l;
+    char scoreKey = 0;
+    for (auto [i, l] : llvm::enumerate(scores->resultLabels))
+      if (ps.axes[s][i] == keyAx)
+        scoreKey = l;
+    if (scoreKey != scores->n || scoreCanon[rank - 2] != scores->m || scoreCanon[rank - 1] != ' ')
+      return unsupported(scores->op, "two contractions where the first one's left operand does not hold the rows "
+                                     "of the second one's left operand, or its right operand the keys the second "
+                                     "one sums over");
+    rs.assign(scores->op.getLhs(), canonOf(scores->lhsLabels, scoreCanon, scoreKey, scores->k[0]));
+    rs.assign(scores->op.getRhs(), canonOf(scores->rhsLabels, scoreCanon, scoreKey, scores->k[0]));
+    for (auto [ci, operand] : {std::make_pair(&*scores, Value(scores->op.getLhs())),
+                               std::make_pair(&*scores, Value(scores->op.getRhs())),
+                               std::make_pair(&*values, Value(values->op.getRhs()))}) {
+      OperandForm f = operandForm(operand, ci->op);
+      if (f.bad)
+        return unsupported(f.bad, f.why);
+      bool lhs = operand == ci->op.getLhs();
+      (lhs ? ci->lhsLoad : ci->rhsLoad) = f.load;
+      (lhs ? ci->lhsPrologue : ci->rhsPrologue) = f.prologue;
+      (lhs ? ci->lhsZeroPreserving : ci->rhsZeroPreserving) = f.zeroPreserving;
+      SmallVector<int> a = ps.axes[operand];
+      rs.assign(f.load.getResult(), a);
+      rs.assign(f.load.getView(), a);
+    }
+    if (rs.conflict)
+      return unsupported(nullptr, rs.conflictWhy);
+    RegionInfo ri;
+    ri.scores = *scores;
+    ri.values = *values;
+    ri.batch = values->batch.size();
+    ps.region = ri;
+    ps.operandBits = elementBits(scores->op.getLhs().getType());
+  }
   if (anchorAxes.empty())
     anchorAxes = llvm::to_vector(llvm::seq<int>(0, rank));
-  AxisSolver solver{ps.axes, ps.extents};
+  AxisSolver solver{ps.axes, solverExtents};
   solver.assign(anchor, anchorAxes);
   do {
     while (solver.step(body) && !solver.conflict) {
@@ -502,9 +689,15 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       return unsupported(nullptr, "cannot relate view '" + kernel.getArgName(a.getArgNumber()) +
                                       "' to the kernel's iteration space");
 
+  if (ps.kind == StructureKind::RegionContraction) {
+    if (auto bad = regionReductions(ps, body, reductions, rank))
+      return unsupported(bad->first, bad->second);
+  }
   // Reductions and scans: classify. A reduction is along the rows when it reduces
   // exactly the column axes of a value spanning the whole iteration space.
   int col = rank - 1;
+  if (ps.kind == StructureKind::RegionContraction)
+    reductions.clear(); // classified above
   bool anyLeading = false, anyLast = false, anyScan = false;
   for (Operation *op : reductions) {
     if (auto r = dyn_cast<kir::ReduceOp>(op)) {
@@ -604,6 +797,13 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
                          "its axis (never split)");
+  } else if (ps.kind == StructureKind::RegionContraction) {
+    ps.family = "region_contraction";
+    ps.facts.push_back("two kir.contracts with row-local ops between them: one output tile of the second per "
+                       "program; the first's scores are recomputed per key chunk in one pass per level of "
+                       "reductions over the keys (" + std::to_string(ps.region->levels.size()) +
+                       "), then a pass accumulates the second contraction" +
+                       (ps.region->lastLevelWithValues ? " and the last level (only the epilogue reads it)" : ""));
   } else if (ps.kind == StructureKind::Matmul) {
     // The MMA operands decide (after any prologue: a prologue run once stages them as
     // such); a wider output only widens the epilogue (stored in column halves, igpu.store).
@@ -714,8 +914,22 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
           "launch that runs the epilogue"},
          {"contraction is a sum: reassociation permitted (kir.md 5)"}});
     break;
+  case StructureKind::RegionContraction:
+    add({"BM", "ownership_m", "int", powersOfTwo(16, 256), {"rows of the output and score tiles"}, {}});
+    add({"BN", "reduction", "int", powersOfTwo(16, 256),
+         {"keys per step: the score tile's columns and the second contraction's K step"},
+         {"BN >= 16 (tensor core dot)"}});
+    add({"BD", "coverage", "int", {},
+         {"output columns per program = next_pow2(d) within [16, 256], bound at launch (grid dim 0 also "
+          "walks ceil_div(d, BD) column tiles)"},
+         {}});
+    add({"KC", "coverage", "int", {},
+         {"K step of the first contraction = next_pow2(k) within [16, 128], bound at launch"}, {}});
+    break;
   }
   add({"NUM_WARPS", "warps", "int", warps, {"launch: num_warps"}, {warpsReq}});
+  if (ps.kind == StructureKind::RegionContraction)
+    add({"NUM_STAGES", "stages", "int", {1, 2, 3, 4}, {"software pipeline depth of the loops over the keys"}, {}});
   if (ps.kind == StructureKind::Matmul) {
     add({"NUM_STAGES", "stages", "int", {1, 2, 3, 4, 5, 6, 7, 8},
          {"software pipeline depth of the K loop"}, {}});
@@ -743,7 +957,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     rowUniformDivision |=
         isRowUniformDivision(d, ps) && rank && hasColAxis(ps, d.getLhs());
   });
-  if (rowUniformDivision && ps.kind != StructureKind::Matmul)
+  if (rowUniformDivision && ps.kind != StructureKind::Matmul && ps.kind != StructureKind::RegionContraction)
     add({"DIV_FORM", "division_form", "bool", {0, 1},
          {"division by a row-uniform value: 0 the f64 product with its reciprocal per element; 1 two f32 "
           "Markstein steps, and the f64 product for a warp only when one of its elements is outside "
@@ -794,7 +1008,7 @@ const char *gpu::evictHintName(EvictHint h) { return h == EvictHint::First ? "fi
 std::vector<std::pair<kir::LoadOp, EvictHint>> gpu::evictionHints(kir::KernelOp kernel,
                                                                   const ProgramStructure &ps) {
   std::vector<std::pair<kir::LoadOp, EvictHint>> hints;
-  if (ps.kind == StructureKind::Matmul)
+  if (ps.kind == StructureKind::Matmul || ps.kind == StructureKind::RegionContraction)
     return hints;
   size_t rank = ps.extents.size();
   auto spansAll = [&](Value v) {

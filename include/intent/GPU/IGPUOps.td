@@ -333,6 +333,27 @@ def IGPU_MergeKOp : IGPU_Op<"merge_k", [NoTerminator, SingleBlock]> {
   let hasVerifier = 1;
 }
 
+def IGPU_RegionContractOp : IGPU_Op<"region_contract", [NoTerminator, SingleBlock]> {
+  let summary = "two kir.contracts with row-local ops between them (attention) on one output tile";
+  let description = [{
+    The kernel's first kir.contract gives a [rows, keys] score tile per chunk of
+    the keys (RN); the row-local ops between the two contractions run on it at
+    the tile's (row, key) coordinates. Each reduction over the keys takes one
+    pass over every key chunk (recomputing the scores), in dependency order, so
+    every reduction is the exact tree of its policy; a last pass accumulates the
+    second kir.contract over the key chunks into an f32 tile of (rows x cols).
+    The body runs at the tile's output coordinates (`rows` x `cols`, `batch`):
+    the epilogue's stores.
+  }];
+  let arguments = (ins IGPU_FragmentType:$rows, IGPU_FragmentType:$cols, Optional<Index>:$batch);
+  let regions = (region SizedRegion<1>:$region);
+  let assemblyFormat = [{
+    `rows` $rows `cols` $cols (`batch` $batch^)? `:` qualified(type($rows)) `,`
+    qualified(type($cols)) attr-dict-with-keyword $region
+  }];
+  let hasVerifier = 1;
+}
+
 def IGPU_ForOp : IGPU_Op<"for", [NoTerminator, SingleBlock,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a loop over [lo, hi) with a step (a parameter); the block argument is the start of each step";

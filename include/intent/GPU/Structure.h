@@ -28,6 +28,7 @@ enum class StructureKind {
   RowScan,        ///< scan along the innermost axis, chunks with a carried prefix
   SplitReduction, ///< reductions over leading (or all) axes, split across programs
   Matmul,         ///< one contraction with fused epilogue
+  RegionContraction, ///< contract -> row-local ops -> contract (attention), one output tile per program
 };
 const char *structureName(StructureKind k);
 
@@ -65,6 +66,25 @@ struct ContractionInfo {
   bool rhsTransposed = false; ///< rhs is [N, K]
 };
 
+/// Two contractions with row-local ops between them (attention): the first gives
+/// scores over [batch..., m, n] (n: the keys), the second contracts them over n
+/// with a [batch..., n, d] operand. Canonical axes: [batch..., m, d] (the second's
+/// result, the iteration space), then n (rank) and the first's contracted label
+/// (rank + 1).
+struct RegionInfo {
+  ContractionInfo scores; ///< the first contraction: lhs [.., m, k], rhs [.., n, k]
+  ContractionInfo values; ///< the second: lhs the row-local ops' result, rhs [.., n, d] (its load + prologue)
+  int batch = 0;          ///< batch axes (canonical 0 .. batch - 1)
+  /// The reductions over n, grouped by dependency: level L reads only results of
+  /// levels before it, and each level is one pass over the key chunks.
+  std::vector<std::vector<mlir::Operation *>> levels;
+  /// The last level feeds only the epilogue (not the second contraction's left
+  /// operand): it folds in the same pass as the second contraction.
+  bool lastLevelWithValues = false;
+  int keyAxis(int rank) const { return rank; }
+  int innerAxis(int rank) const { return rank + 1; }
+};
+
 /// Result of the structure pass for one kernel.
 struct ProgramStructure {
   StructureKind kind = StructureKind::Tiles; ///< set by analyzeKernel for every structure
@@ -87,6 +107,7 @@ struct ProgramStructure {
   bool sequential = false;   ///< some reduction/scan must run element by element
   bool splitMerge = false;  ///< split programs merge partial sums (last arriver, split order)
   std::optional<ContractionInfo> contraction;
+  std::optional<RegionInfo> region;
   std::vector<Parameter> parameters;
   int dominantBits = 32;
   int operandBits = 0; ///< contraction: element width of its (MMA) operands

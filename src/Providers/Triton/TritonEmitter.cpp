@@ -1315,7 +1315,8 @@ private:
       t.batch = text(batch);
       t.batchId = "tl.program_id(" + std::to_string(batch.getDefiningOp<igpu::ProgramIdOp>().getAxis()) + ")";
       std::vector<std::string> extents;
-      for (int i = 0; i < e.ps.contraction->batchAxes(); ++i)
+      int nb = e.ps.region ? e.ps.region->batch : e.ps.contraction->batchAxes();
+      for (int i = 0; i < nb; ++i)
         extents.push_back(e.dim(e.ps.extents[i]));
       t.batchCoords = mixedRadix(e, t.batch, extents, "b", "b");
     }
@@ -1323,6 +1324,7 @@ private:
   }
   void fold(igpu::FoldOp f);
   void scan(igpu::ScanOp s);
+  void regionContract(igpu::RegionContractOp op);
 };
 
 std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
@@ -1482,6 +1484,8 @@ void ProgramEmitter::visit(Operation *op) {
     for (auto st : merge.getRegion().front().getOps<igpu::StoreOp>())
       stores.push_back({storeOf(st.getView()), st.getDescriptor(), int64_t(st.getSlices().value_or(1))});
     emitMergeK(e, tma, text(merge.getGroup()), tileText(merge.getRows(), merge.getCols(), merge.getBatch()), stores);
+  } else if (auto rc = dyn_cast<igpu::RegionContractOp>(op)) {
+    regionContract(rc);
   } else if (auto choice = dyn_cast<igpu::IfOp>(op)) {
     // Each branch sees only what was evaluated before the choice.
     auto cache = e.cache;
@@ -1564,6 +1568,175 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
   }
   castResults(e, r, res);
   results(r, res);
+}
+
+/// The extent of canonical axis `axis` as `view` (which has it) names it.
+std::string viewAxisExtent(Emitter &e, Value view, int axis) {
+  auto shape = cast<kir::ViewType>(view.getType()).getShape();
+  for (auto [d, c] : llvm::enumerate(e.ps.axes.lookup(view)))
+    if (c == axis)
+      return e.dim(shape[d]);
+  llvm_unreachable("the structure gave the view this axis");
+}
+
+/// igpu.region_contract (attention): per level of reductions over the keys, one pass
+/// over the key chunks that recomputes the score tile s = lhs x rhs^T of the first
+/// contraction and folds each reduction's operand (evaluated on s at the tile's (row,
+/// key) coordinates) into per-lane accumulators, then one tree per row; a last pass
+/// accumulates the second contraction, its left operand evaluated on s with lanes past
+/// the keys zeroed. The epilogue's stores run at (rows x cols). With one K chunk
+/// (KONE, bound at launch) the left operand of the scores is loaded once per pass.
+void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
+  RegionInfo ri = *e.ps.region; // a copy: op accessors are not const
+  const int rank = e.ps.extents.size(), nb = ri.batch;
+  const int mAx = rank - 2, dAx = rank - 1, nAx = ri.keyAxis(rank), kAx = ri.innerAxis(rank);
+  TileText t = tileText(op.getRows(), op.getCols(), op.getBatch());
+  const std::string M = e.dim(e.ps.extents[mAx]), D = e.dim(e.ps.extents[dAx]);
+  const std::string N = viewAxisExtent(e, ri.values.rhsLoad.getView(), nAx);
+  const std::string K = viewAxisExtent(e, ri.scores.lhsLoad.getView(), kAx);
+  auto at = [&](int rowAx, const std::string &rows, const std::string &rowExt, int colAx, const std::string &cols,
+                const std::string &colExt) {
+    e.coords = Coords();
+    e.coords.coord.assign(rank + 2, "");
+    e.coords.mask.assign(rank + 2, "");
+    for (int i = 0; i < nb; ++i)
+      e.coords.coord[i] = t.batchCoords[i];
+    e.coords.coord[rowAx] = rows + ".to(tl.int64)[:, None]";
+    e.coords.mask[rowAx] = rows + "[:, None] < " + rowExt;
+    e.coords.coord[colAx] = cols + ".to(tl.int64)[None, :]";
+    e.coords.mask[colAx] = cols + "[None, :] < " + colExt;
+    e.cache = kept;
+  };
+  // An operand tile of a contraction (its load and prologue); lanes past the
+  // extents are 0 (loaded as 0, and zeroed again after a prologue that may move them).
+  auto operand = [&](Value v, bool zeroPreserving) {
+    std::string x = e.value(v);
+    return zeroPreserving ? x : e.bind("tl.where(" + e.fullMask() + ", " + x + ", 0)");
+  };
+  auto precision = [](ContractionInfo &ci) {
+    return kir::kirElementType(ci.op.getLhs().getType()).isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"")
+                                                                   : "\"tf32\"";
+  };
+  // Triton's CPU interpreter reads bf16 dot operands as raw bits (see emitContract).
+  auto interpreted = [&](ContractionInfo &ci, std::string &a, std::string &b) {
+    if (!kir::kirElementType(ci.op.getLhs().getType()).isBF16())
+      return;
+    py.line("if _INTERPRETED:");
+    py.line("    " + a + ", " + b + " = " + a + ".to(tl.float32), " + b + ".to(tl.float32)");
+  };
+  auto lhsTile = [&](const std::string &rk) {
+    at(mAx, t.rm, M, kAx, rk, K);
+    return operand(ri.scores.op.getLhs(), ri.scores.lhsZeroPreserving);
+  };
+  // Values every chunk of a pass shares: the results of finished levels and the program
+  // invariants, through pure ops (no load, no unfinished reduction).
+  std::function<bool(Value)> shared = [&](Value v) {
+    if (kept.count(v))
+      return true;
+    Operation *d = v.getDefiningOp();
+    if (!d)
+      return !isa<kir::ViewType>(v.getType());
+    if (isa<kir::LoadOp, kir::ContractOp, kir::ReduceOp, kir::ScanOp, kir::IotaOp>(d))
+      return false;
+    return llvm::all_of(d->getOperands(), shared);
+  };
+  // One pass over the key chunks; `body` evaluates at the score tile's coordinates. The
+  // reciprocals of row-uniform divisors the pass can already compute are taken once, before it.
+  auto pass = [&](llvm::function_ref<void()> body) {
+    for (auto div : this->body.getOps<kir::DivOp>())
+      if (!e.invariantRecip.count(div.getRhs()) && gpu::isRowUniformDivision(div, e.ps) && shared(div.getRhs())) {
+        e.cache = kept;
+        e.invariantRecip[div.getRhs()] = e.reciprocal(e.up(e.value(div.getRhs()), div.getType()));
+      }
+    auto keys = [&](const std::string &q) {
+      py.line("for n0 in tl.range(0, " + N + ", BN, num_stages=NUM_STAGES):");
+      py.push();
+      py.line("rn = n0 + tl.arange(0, BN)");
+      auto dot = [&](std::string a, const std::string &rk, const std::string &acc) {
+        at(nAx, "rn", N, kAx, rk, K);
+        std::string b = operand(ri.scores.op.getRhs(), ri.scores.rhsZeroPreserving);
+        interpreted(ri.scores, a, b);
+        py.line("s = tl.dot(" + a + ", tl.trans(" + b + "), " + acc + "input_precision=" + precision(ri.scores) +
+                ")");
+      };
+      if (!q.empty()) {
+        dot(q, "rk", "");
+      } else {
+        py.line("s = tl.zeros([BM, BN], dtype=tl.float32)");
+        py.line("for k0 in range(0, " + K + ", KC):");
+        py.push();
+        py.line("rk = k0 + tl.arange(0, KC)");
+        dot(lhsTile("rk"), "rk", "s, ");
+        py.pop();
+      }
+      at(mAx, t.rm, M, nAx, "rn", N);
+      e.cache[ri.scores.op.getResult()] = "s";
+      body();
+      py.pop();
+    };
+    py.line("if KONE:");
+    py.push();
+    py.line("rk = tl.arange(0, KC)");
+    keys(lhsTile("rk"));
+    py.pop();
+    py.line("else:");
+    py.push();
+    keys("");
+    py.pop();
+  };
+  // A level's per-lane accumulators; folding one chunk of scores into them; one tree per row.
+  auto start = [&](const std::vector<Operation *> &level) {
+    std::vector<std::string> accs;
+    for (Operation *op : level) {
+      auto r = cast<kir::ReduceOp>(op);
+      Type elt = kir::kirElementType(r.getInputs()[0].getType());
+      accs.push_back(e.fresh("acc"));
+      py.line(accs.back() + " = tl.full([BM, BN], " + e.identityOf(r, 0, elt) + ", " +
+              (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) + ")");
+    }
+    return accs;
+  };
+  auto fold = [&](const std::vector<Operation *> &level, const std::vector<std::string> &accs) {
+    for (auto [op, acc] : llvm::zip(level, accs)) {
+      std::string x = e.padded(op, 0, /*tileMask=*/true, e.fullMask());
+      py.line(acc + " = " + fns[op] + "(" + acc + ", " + x + ")");
+    }
+  };
+  auto finish = [&](const std::vector<Operation *> &level, const std::vector<std::string> &accs) {
+    for (auto [op, acc] : llvm::zip(level, accs)) {
+      auto r = cast<kir::ReduceOp>(op);
+      std::vector<std::string> res{e.bind("tl.reduce(" + acc + ", 1, " + fns[op] + ", keep_dims=True)", "red")};
+      applySeeds(e, r, res, fns[op]);
+      castResults(e, r, res);
+      results(r, res);
+    }
+  };
+  // Levels the second contraction's operand reads get passes of their own; a last level
+  // only the epilogue reads folds in the second contraction's pass.
+  size_t own = ri.levels.size() - (ri.lastLevelWithValues ? 1 : 0);
+  for (size_t l = 0; l < own; ++l) {
+    std::vector<std::string> accs = start(ri.levels[l]);
+    pass([&] { fold(ri.levels[l], accs); });
+    finish(ri.levels[l], accs);
+  }
+  std::vector<Operation *> withValues = ri.lastLevelWithValues ? ri.levels.back() : std::vector<Operation *>();
+  std::vector<std::string> lastAccs = start(withValues);
+  py.line("acc = tl.zeros([BM, BD], dtype=tl.float32)");
+  pass([&] {
+    fold(withValues, lastAccs);
+    Type pt = kir::kirElementType(ri.values.op.getLhs().getType());
+    std::string p = e.bind("tl.where(" + e.fullMask() + ", " + e.value(ri.values.op.getLhs()) + ", 0).to(" +
+                           tlType(pt) + ")");
+    at(nAx, "rn", N, dAx, t.rn, D);
+    std::string v = operand(ri.values.op.getRhs(), ri.values.rhsZeroPreserving);
+    interpreted(ri.values, p, v);
+    py.line("acc = tl.dot(" + p + ", " + v + ", acc, input_precision=" + precision(ri.values) + ")");
+  });
+  finish(withValues, lastAccs);
+  at(mAx, t.rm, M, dAx, t.rn, D);
+  e.cache[ri.values.op.getResult()] = "acc";
+  for (auto st : op.getRegion().front().getOps<igpu::StoreOp>())
+    e.store(storeOf(st.getView()));
 }
 
 /// A scan along the columns in segments, each combined with the prefix carried
@@ -1809,11 +1982,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   for (const auto &p : ps.parameters)
     if (!p.isLaunchBound() && p.symbol != "NUM_WARPS" && p.symbol != "NUM_STAGES" && p.symbol != "NUM_CTAS")
       constexprs.push_back(p.symbol);
+  const bool region = ps.kind == StructureKind::RegionContraction;
   if (ps.kind == StructureKind::Matmul) {
     constexprs.push_back("NUM_STAGES");
     if (tma && batchedMM)
       constexprs.push_back("FLAT");
   }
+  if (region)
+    constexprs.insert(constexprs.end(), {"NUM_STAGES", "BD", "KC", "KONE"});
   if (cover)
     constexprs.push_back("COVER");
   if (ps.kind != StructureKind::Matmul)
@@ -1876,7 +2052,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "]\n\n";
   os << "def _meta(cand):\n"
         "    return {k: v for k, v in cand.items() if k not in (\"NUM_WARPS\", \"NUM_STAGES\", \"NUM_CTAS\")"
-     << (ps.kind == StructureKind::Matmul ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
+     << (ps.kind == StructureKind::Matmul || region ? " or k == \"NUM_STAGES\"" : "") << "}\n\n";
   if (hostDesc) {
     ContractionInfo ci = *ps.contraction;
     const int nb = ci.batchAxes();
@@ -1983,6 +2159,11 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     gridExpr = splitKeepsCols(ps) ? "(triton.cdiv(C, META['OWN_N']), " + split + ")" : "(1, " + split + ")";
     break;
   }
+  case StructureKind::RegionContraction:
+    // Every (m, d) tile, at least one: row statistics stored beside an empty output still have rows.
+    gridExpr = "(max(1, triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_d, META['BD'])), " +
+               std::string(ps.region->batch ? "_ext_b" : "1") + ")";
+    break;
   case StructureKind::Matmul: {
     // Persistent candidates launch at most WORKERS programs over the tiles.
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
@@ -2056,6 +2237,19 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     os << "    extra['IDX64'] = _needs_idx64(R, C, " << params << ")\n";
   if (cover)
     os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
+  if (region) {
+    const int rank = ps.extents.size();
+    RegionInfo ri = *ps.region;
+    std::string K = viewAxisExtent(e, ri.scores.lhsLoad.getView(), ri.innerAxis(rank));
+    os << "    _ext_m, _ext_d, _ext_k = " << e.dim(ps.extents[rank - 2]) << ", " << e.dim(ps.extents[rank - 1])
+       << ", " << K << "\n";
+    if (ri.batch)
+      os << "    _ext_b = " << batchCount(e, ri.batch) << "\n";
+    // Tensor-core tiles need 16 lanes; the output's columns and the scores' K are held whole up to 256 / 128.
+    os << "    extra['BD'] = max(16, min(256, triton.next_power_of_2(max(_ext_d, 1))))\n";
+    os << "    extra['KC'] = max(16, min(128, triton.next_power_of_2(max(_ext_k, 1))))\n";
+    os << "    extra['KONE'] = _ext_k <= extra['KC']\n";
+  }
   if (ps.kind == StructureKind::Matmul) {
     auto [M, N] = matmulMN(ps, e.names);
     os << "    _ext_m, _ext_n = " << M << ", " << N << "\n";
@@ -2093,6 +2287,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   std::string emptyExpr;
   switch (ps.kind) {
   case StructureKind::Tiles: case StructureKind::RowScan: case StructureKind::RowReduction:
+  case StructureKind::RegionContraction:
     emptyExpr = outputsEmpty.empty() ? "True" : outputsEmpty;
     break;
   case StructureKind::SplitReduction: {
