@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes|attn   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -598,11 +598,58 @@ def axes():
     check_and_time(cases)
 
 
+def attn():
+    """Two contractions with row-local ops between them (structure region_contraction): the attention
+    example (f32 probabilities into an IEEE f32 second contraction, as written) and the forms of
+    tests/python/providers/kir/region_contraction.kir. Each against the reference provider, then timed
+    against the torch code a user writes for the same computation and, for the 16-bit ones, torch's
+    fused scaled_dot_product_attention. TFLOP/s count the two contractions once (4 * B * M * N * D)."""
+    dev = "cuda"
+    F = torch.nn.functional
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float16: torch.randn(*shape, device=dev, generator=g).to(dt)  # noqa: E731
+    out = lambda *shape, dt=torch.float16: torch.empty(shape, device=dev, dtype=dt)  # noqa: E731
+    B, H, S, D = 4, 16, 2048, 128
+    q, k, v = rnd(B, H, S, D), rnd(B, H, S, D), rnd(B, H, S, D)
+    sc = D ** -0.5
+    flops = 4 * B * H * S * S * D
+    eB, eH, eS, eD = 2, 8, 1024, 64
+    eq, ek, ev = rnd(eB, eH, eS, eD), rnd(eB, eH, eS, eD), rnd(eB, eH, eS, eD)
+    lq, lkt, lv = (rnd(B * H, S, D, dt=torch.bfloat16), rnd(B * H, D, S, dt=torch.bfloat16),
+                   rnd(B * H, S, D, dt=torch.bfloat16))
+    fq, fk, fv, fb, fw = rnd(S, 64, dt=torch.float32), rnd(S, 64, dt=torch.float32), rnd(S, 64, dt=torch.float32), \
+        rnd(S, S, dt=torch.float32), rnd(64, dt=torch.float32)
+
+    def eager_lse():
+        s = (lq @ lkt).float()
+        m = s.amax(-1, keepdim=True)
+        e = torch.exp(s - m)
+        den = e.sum(-1, keepdim=True)
+        return ((e.bfloat16() @ lv).float() / den).bfloat16(), (m + den.log()).squeeze(-1)
+
+    cases = [  # case, args, outputs, tol, work, unit, torch
+        ("attention", [eq, ek, ev, out(eB, eH, eS, eD), eD ** -0.5], [3], 2e-3, 4 * eB * eH * eS * eS * eD, "TFLOPs",
+         lambda: (torch.softmax((eq @ ek.transpose(-1, -2)).float() * eD ** -0.5, -1) @ ev.float()).half()),
+        ("attn_f16", [q, k, v, out(B, H, S, D), sc], [3], 2e-3, flops, "TFLOPs",
+         lambda: torch.softmax((q @ k.transpose(-1, -2)).float() * sc, -1).half() @ v),
+        ("attn_bf16_lse", [lq, lkt, lv, out(B * H, S, D, dt=torch.bfloat16), out(B * H, S, dt=torch.float32)], [3, 4],
+         1e-2, flops, "TFLOPs", eager_lse),
+        ("attn_f32_bias", [fq, fk, fb, fv, fw, out(S, 64, dt=torch.float32)], [5], 1e-4, 4 * S * S * 64, "TFLOPs",
+         lambda: (torch.softmax(fq @ fk.T + fb, -1) @ (fv * 2)) * fw),
+    ]
+    check_and_time(cases)
+    # torch's fused attention (flash / cuDNN / efficient backend, whichever it picks) on the f16 shape
+    run, win, ts = tuned("attn_f16", cases[1][1])
+    ours, sdpa = bench_interleaved([run, lambda: F.scaled_dot_product_attention(q, k, v, scale=sc)])
+    record(kind="bench", case="attn_f16_vs_sdpa", ours_TFLOPs=flops / ours / 1e9, sdpa_TFLOPs=flops / sdpa / 1e9,
+           vs_sdpa=sdpa / ours, winner=win)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
         {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
-         "scalars": scalars, "forms": forms, "axes": axes}[WHICH]()
+         "scalars": scalars, "forms": forms, "axes": axes, "attn": attn}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

@@ -40,6 +40,13 @@ for name in batch_sum middle_sum leading_sum total3 channel_sum batch_max instan
       --no-cache -o "$ART/$name/$target" >/dev/null
   done
 done
+# Two contractions with row-local ops between them (harness.py ART attn; the attention example is above).
+for name in attn_f16 attn_bf16_lse attn_f32_bias; do
+  for target in triton reference; do
+    "$INTENTC" compile "$ROOT/tests/python/providers/kir/region_contraction.kir" --kernel "$name" --target "$target" \
+      --no-cache -o "$ART/$name/$target" >/dev/null
+  done
+done
 # Probe variants: the sum kernels with many more rows (scripts/gpu/probe.py sums).
 for name in total_sum col_sum row_sum; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \

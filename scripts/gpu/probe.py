@@ -1889,6 +1889,49 @@ def axesidx_probe():
         m._needs_idx64 = idx64
 
 
+def attnrows_probe():
+    """Region contractions (attention): a grid of (BM, BN, warps, stages) beyond the shipped
+    region_contraction rows, each bound directly and timed by do_bench, its output compared with the
+    reference provider's; TFLOP/s count the two contractions once (4 * batch * M * N * D)."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float16: torch.randn(*shape, device=dev, generator=g).to(dt)  # noqa: E731
+    out = lambda *shape, dt=torch.float16: torch.empty(shape, device=dev, dtype=dt)  # noqa: E731
+    B, H, S, D = 4, 16, 2048, 128
+    wide = [(bm, bn, w, st) for bm in (64, 128) for bn in (32, 64, 128) for w in (4, 8) for st in (2, 3)]
+    narrow = [(bm, bn, w, st) for bm in (16, 32, 64) for bn in (16, 32) for w in (1, 2, 4) for st in (1, 2)]
+    cases = [
+        ("attn_f16", [rnd(B, H, S, D), rnd(B, H, S, D), rnd(B, H, S, D), out(B, H, S, D), D ** -0.5], 3,
+         4 * B * H * S * S * D, wide),
+        ("attn_bf16_lse", [rnd(B * H, S, D, dt=torch.bfloat16), rnd(B * H, D, S, dt=torch.bfloat16),
+                           rnd(B * H, S, D, dt=torch.bfloat16), out(B * H, S, D, dt=torch.bfloat16),
+                           out(B * H, S, dt=torch.float32)], 3, 4 * B * H * S * S * D, wide),
+        ("attention", [rnd(2, 8, 1024, 64), rnd(2, 8, 1024, 64), rnd(2, 8, 1024, 64), out(2, 8, 1024, 64), 0.125], 3,
+         4 * 16 * 1024 * 1024 * 64, narrow + wide[:6]),
+        ("attn_f32_bias", [rnd(S, 64, dt=torch.float32), rnd(S, 64, dt=torch.float32), rnd(S, S, dt=torch.float32),
+                           rnd(S, 64, dt=torch.float32), rnd(64, dt=torch.float32), out(S, 64, dt=torch.float32)], 5,
+         4 * S * S * 64, narrow),
+    ]
+    for case, args, o, work, grid in cases:
+        m = load(case)
+        spec = importlib.util.spec_from_file_location(f"r_{case}", os.path.join(ART, case, "reference", "kernel.py"))
+        r = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(r)
+        want = [a.clone() if torch.is_tensor(a) else a for a in args]
+        r.launch(*want)
+        for bm, bn, w, st in grid:
+            c = {"BM": bm, "BN": bn, "NUM_STAGES": st, "NUM_WARPS": w}
+            try:
+                run = m.bind(c, *args)
+                args[o].fill_(float("nan"))
+                run()
+                ref = want[o].double()
+                err = ((args[o].double() - ref).norm() / ref.norm()).item()
+                emit(case=case, variant=json.dumps(c, sort_keys=True), TFLOPs=work / t(run) / 1e9, err=err)
+            except Exception as ex:  # a configuration Triton cannot compile (shared memory, registers)
+                emit(case=case, variant=json.dumps(c, sort_keys=True), failed=type(ex).__name__ + ": " + str(ex)[:120])
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -1907,7 +1950,8 @@ if __name__ == "__main__":
              "launchcost": launchcost_probe, "votediv": votediv_probe,
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
-             "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe}
+             "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe,
+             "attnrows": attnrows_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
