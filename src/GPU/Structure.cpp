@@ -278,6 +278,23 @@ static int elementBits(Type t) {
   return e.getIntOrFloatBitWidth();
 }
 
+/// Whether split programs can merge a reduction's partial results in f32 workspace lanes
+/// (docs/gpu.md "Split merge"): its one result stored directly, an unordered_tree sum of
+/// f32 or i32 (i32 as f32 bits), or a maximum or minimum of f32, f16, bf16 or i32 (exact
+/// in those lanes; the merge keeps NaN propagation).
+static bool splitMergeable(kir::ReduceOp r) {
+  if (r->getNumResults() != 1 || !r->hasOneUse() || !isa<kir::StoreOp>(*r->getUsers().begin()) ||
+      r.getEffectivePolicy() != kir::Policy::unordered_tree || !r.getKind())
+    return false;
+  Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
+  switch (*r.getKind()) {
+  case kir::ReduceKind::add: return elt.isF32() || elt.isInteger(32);
+  case kir::ReduceKind::max:
+  case kir::ReduceKind::min: return elt.isF32() || elt.isF16() || elt.isBF16() || elt.isInteger(32);
+  default: return false;
+  }
+}
+
 /// One contraction of a region (attention): one contracted label, the result's last
 /// label of each operand alone as its row (m) and column (n) label, every other
 /// result label a batch label; operands of one tensor-core type accumulated in f32.
@@ -753,16 +770,11 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
             if (llvm::is_contained(reducedAxes, a))
               return unsupported(st, "a store spanning the reduced axes next to a reduction over "
                                      "leading axes");
-      // Atomic merge needs: named add, unordered tree, result stored directly as f32/i32.
-      bool direct = r->hasOneUse() && isa<kir::StoreOp>(*r->getUsers().begin());
-      Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
-      ps.splitMerge = direct && r.getKind() == kir::ReduceKind::add &&
-                       r.getEffectivePolicy() == kir::Policy::unordered_tree &&
-                       (elt.isF32() || elt.isInteger(32));
+      ps.splitMerge = splitMergeable(r);
       if (ps.splitMerge)
         ps.facts.push_back("the reduced value is stored directly and is an unordered f32/i32 "
-                           "sum: split programs merge their partial sums in one launch (the last to "
-                           "arrive adds them in split order)");
+                           "sum or a maximum or minimum: split programs merge their partial results in "
+                           "one launch (the last to arrive combines them in split order)");
       else
         ps.facts.push_back("no split merge for this reduction: one program per output tile");
     } else {
@@ -777,22 +789,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.family = region ? "region_reduction" : "reduction";
       ps.facts.push_back(region ? "a reduced value is broadcast back into its own source region"
                                 : "reductions along the innermost axis; results are the reduced values");
-      // Long rows may be split across programs when every reduction is an
-      // unordered f32/i32 sum without seed whose result is stored directly.
-      ps.splitMerge = !region;
-      for (Operation *op : reductions) {
+      // Long rows may be split across programs when every reduction's partial results
+      // merge without a seed.
+      ps.splitMerge = !region && llvm::all_of(reductions, [](Operation *op) {
         auto r = cast<kir::ReduceOp>(op);
-        Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
-        bool direct = r->getNumResults() == 1 && r->hasOneUse() &&
-                      isa<kir::StoreOp>(*r->getUsers().begin());
-        ps.splitMerge &= direct && r.getKind() == kir::ReduceKind::add &&
-                          r.getEffectivePolicy() == kir::Policy::unordered_tree &&
-                          r.getInits().empty() && (elt.isF32() || elt.isInteger(32));
-      }
+        return splitMergeable(r) && r.getInits().empty();
+      });
       if (ps.splitMerge)
-        ps.facts.push_back("every reduced value is an unordered f32/i32 sum stored directly: long "
-                           "rows may be split across programs, the last to arrive adding the partial "
-                           "sums in split order");
+        ps.facts.push_back("every reduced value is an unordered f32/i32 sum or a maximum or minimum, stored "
+                           "directly: long rows may be split across programs, the last to arrive combining the "
+                           "partial results in split order");
     }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
@@ -865,8 +871,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"fixed to 1 by a strict/ordered policy"}});
     add({"SPLIT", "reduction_outer", "int",
          ps.splitMerge ? powersOfTwo(1, 2048) : std::vector<int64_t>{1},
-         {"programs splitting each row (grid dim 1); the last to arrive adds the partial sums in split order"},
-         {"> 1 only when every reduction is an unordered f32/i32 sum stored directly"}});
+         {"programs splitting each row (grid dim 1); the last to arrive combines the partial results in split order"},
+         {"> 1 only when every reduction is an unordered f32/i32 sum, or a maximum or minimum, stored directly"}});
     add({"COVER", "coverage", "int", {},
          {"resident row extent = next_pow2(cols), bound at launch"},
          {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});
@@ -890,7 +896,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     add({"SPLIT", "reduction_outer", "int",
          ps.splitMerge ? powersOfTwo(1, 1024) : std::vector<int64_t>{1},
          {"programs splitting the reduced range (grid dim 1)"},
-         {"> 1 only with an atomic merge of an unordered sum"}});
+         {"> 1 only when the reduction is an unordered f32/i32 sum, or a maximum or minimum, stored directly"}});
     break;
   case StructureKind::Matmul:
     add({"BM", "ownership_m", "int", powersOfTwo(16, 256), {"output tile rows"}, {}});

@@ -773,14 +773,15 @@ std::optional<std::string> splitMergeLanes(kir::KernelOp kernel) {
   return lanes;
 }
 
-/// Split programs merge their partial sums of the selected stores in one
+/// Split programs merge their partial results of the selected stores in one
 /// launch: with one split the program stores directly; otherwise each writes
-/// its partials to `ws[store, split, lane]` (f32 bits; i32 sums bitcast), passes
+/// its partials to `ws[store, split, lane]` (f32 lanes; i32 bitcast), passes
 /// a block barrier and counts itself in on its group's arrival counter
-/// (acquire-release); the last to arrive adds the partials, a chunk of splits
-/// per load in a fixed tree and the chunks in split order (the result does not
-/// depend on arrival order), stores and resets the counter. No zeroing launch
-/// is needed before it: the counters are left at zero.
+/// (acquire-release); the last to arrive combines the partials (sums add, maxima
+/// and minima take their combiner), a chunk of splits per load in a fixed tree and
+/// the chunks in split order (the result does not depend on arrival order), stores
+/// and resets the counter. No zeroing launch is needed before it: the counters are
+/// left at zero.
 void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function_ref<bool(kir::StoreOp)> filter) {
   Py &py = e.py;
   // Values are bound on first use: bind every stored value here, outside both branches.
@@ -810,19 +811,29 @@ void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function
   py.line("js = tl.arange(0, " + l.chunk + ")" + l.splits);
   std::string keep = l.keep ? ", keep_dims=True" : "";
   for (auto [k, st] : llvm::enumerate(stores)) {
+    // Sums add; a maximum or minimum combines with its own (NaN-propagating) combiner, the
+    // splits past the last padded with its identity.
+    auto r = cast<kir::ReduceOp>(st.getValue().getDefiningOp());
+    bool sum = *r.getKind() == kir::ReduceKind::add;
+    std::string fn = sum ? "" : e.combineFn(r);
+    std::string ident = sum ? "0" : e.identityOf(r, 0, kir::kirElementType(r.getInputs()[0].getType()));
     auto part = [&, k = k, st = st](const std::string &j0) {
+      std::string splits = "(" + j0 + " + js < ns)";
       std::string ld = "tl.load(ws + (" + std::to_string(k) + " * ns + " + j0 + " + js).to(tl.int64) * " + l.width +
-                       " + " + l.lane + ", mask=(" + j0 + " + js < ns)" + (l.mask.empty() ? "" : " & (" + l.mask + ")") +
+                       " + " + l.lane + ", mask=" + splits + (l.mask.empty() ? "" : " & (" + l.mask + ")") +
                        ", other=0, cache_modifier=\".cg\")";
       if (isInt(st))
         ld += ".to(tl.int32, bitcast=True)";
-      return "tl.sum(" + ld + ", " + std::to_string(l.axis) + keep + ")";
+      if (sum)
+        return "tl.sum(" + ld + ", " + std::to_string(l.axis) + keep + ")";
+      return "tl.reduce(tl.where(" + splits + ", " + ld + ", " + ident + "), " + std::to_string(l.axis) + ", " + fn +
+             keep + ")";
     };
     std::string acc = e.fresh("merged");
     py.line(acc + " = " + part("0"));
     py.line("for j0 in range(" + l.chunk + ", ns, " + l.chunk + "):");
     py.push();
-    py.line(acc + " += " + part("j0"));
+    py.line(sum ? acc + " += " + part("j0") : acc + " = " + fn + "(" + acc + ", " + part("j0") + ")");
     py.pop();
     e.cache[st.getValue()] = acc;
   }

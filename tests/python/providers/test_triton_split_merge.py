@@ -14,7 +14,8 @@ from test_triton_examples import REPO, clone_args, compare, make_inputs
 
 KIR = os.path.join(REPO, "tests", "python", "providers", "kir", "split_merge.kir")
 EXAMPLES = [(os.path.join(REPO, "examples", n + ".kir"), n) for n in ("row_sum", "col_sum", "total_sum")]
-CASES = EXAMPLES + [(KIR, n) for n in ("row_sums_f32_i32", "sum_and_row_copy", "col_sum_i32", "total_sum_seeded")]
+CASES = EXAMPLES + [(KIR, n) for n in ("row_sums_f32_i32", "sum_and_row_copy", "col_sum_i32", "total_sum_seeded",
+                                        "row_max_min", "col_min_bf16")]
 
 # Ragged extents: with 150 columns and RED_N 16, SPLIT 5 gives shares of 32 whose last
 # starts past the end (it adds only identities).
@@ -95,3 +96,23 @@ def test_split_merge_through_tritons_autotuner(compile_kir, monkeypatch):
         got = clone_args(base)
         tmod.launch(*got)
         compare(got[1], want[1], f"autotuned split row sum, run {attempt}", False)
+
+
+def test_split_max_merge_keeps_nan_and_extremes(compile_kir):
+    """A maximum split across programs: a NaN in any split wins the row (the merge uses the reduction's
+    NaN-propagating combiner, not a plain max), an extreme in the last split is found, and splits past
+    the end of a short row add only the identity."""
+    name = "row_max_min"
+    path = os.path.join(REPO, "tests", "python", "providers", "kir", "split_merge.kir")
+    tmod = compile_kir(path, target="triton")[name]
+    cand = dict(min(tmod.CANDIDATES, key=lambda c: (c["RED_N"], c["OWN_M"])), SPLIT=5, NUM_WARPS=1)
+    x = torch.randn(4, 300, generator=torch.Generator().manual_seed(3)).half()
+    xi = torch.randint(-1000, 1000, (4, 300), generator=torch.Generator().manual_seed(4), dtype=torch.int32)
+    x[0, 290] = float("nan")  # the last split's share
+    x[1, 299] = 60000.0
+    xi[2, 299] = -2**31
+    x[3, 100:] = float("-inf")
+    mx, mn = torch.full((4,), 7.0).half(), torch.full((4,), 5, dtype=torch.int32)
+    tmod._run_candidate(cand, (x, xi, mx, mn))
+    assert torch.isnan(mx[0]) and mx[1] == 60000.0 and mn[2] == -2**31
+    assert torch.equal(mx[1:], x[1:].float().amax(1).half()[0:3]) and torch.equal(mn, xi.amin(1))
