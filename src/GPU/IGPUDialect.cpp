@@ -470,22 +470,24 @@ LogicalResult verifyContractionOp(Operation *op, Value rows, Value cols, Value b
 
 LogicalResult ContractOp::verify() { return verifyContractionOp(*this, getRows(), getCols(), getBatch()); }
 
+/// A contraction op whose body is the epilogue: igpu.store ops only.
+static LogicalResult verifyEpilogueBody(Operation *op, Region &body) {
+  for (Operation &inner : body.front())
+    if (!isa<StoreOp>(inner))
+      return inner.emitOpError() << "cannot appear in an " << op->getName() << " (its body is the epilogue's stores)";
+  return success();
+}
+
 LogicalResult MergeKOp::verify() {
   if (failed(verifyContractionOp(*this, getRows(), getCols(), getBatch())))
     return failure();
-  for (Operation &op : getRegion().front())
-    if (!isa<StoreOp>(op))
-      return op.emitOpError() << "cannot appear in an igpu.merge_k (its body is the epilogue's stores)";
-  return success();
+  return verifyEpilogueBody(*this, getRegion());
 }
 
 LogicalResult RegionContractOp::verify() {
   if (failed(verifyContractionOp(*this, getRows(), getCols(), getBatch())))
     return failure();
-  for (Operation &op : getRegion().front())
-    if (!isa<StoreOp>(op))
-      return op.emitOpError() << "cannot appear in an igpu.region_contract (its body is the epilogue's stores)";
-  return success();
+  return verifyEpilogueBody(*this, getRegion());
 }
 
 LogicalResult ForOp::verifyRegions() { return verifyLoopArgument(*this, getRegion(), "the step's start"); }

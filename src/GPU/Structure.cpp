@@ -295,10 +295,11 @@ static bool splitMergeable(kir::ReduceOp r) {
   }
 }
 
-/// One contraction of a region (attention): one contracted label, the result's last
-/// label of each operand alone as its row (m) and column (n) label, every other
-/// result label a batch label; operands of one tensor-core type accumulated in f32.
-static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::string &why) {
+/// A contraction's labels (the verifier parsed its spec): m is the result's last label
+/// of the left operand alone, n its last of the right operand alone (0 when there is
+/// none), every other result label a batch label in the result's order (in one or both
+/// operands; the result may order them freely), k the contracted labels.
+static ContractionInfo contractionLabels(kir::ContractOp c) {
   std::string err;
   auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);
   ContractionInfo ci;
@@ -314,13 +315,20 @@ static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::
     if (rhsOnly.find(l) != std::string::npos)
       ci.n = l;
   }
+  for (char l : labels->result)
+    if (l != ci.m && l != ci.n)
+      ci.batch += l;
+  return ci;
+}
+
+/// One contraction of a region (attention): one contracted label, a row (m) and a column
+/// (n) label; operands of one tensor-core type accumulated in f32.
+static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::string &why) {
+  ContractionInfo ci = contractionLabels(c);
   if (ci.k.size() != 1 || !ci.m || !ci.n) {
     why = "a contraction of two that has not exactly one contracted label and a label of each operand alone";
     return std::nullopt;
   }
-  for (char l : labels->result)
-    if (l != ci.m && l != ci.n)
-      ci.batch += l;
   Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
   if (lt != rt || !(lt.isF16() || lt.isBF16() || lt.isF32()) || !kir::kirElementType(c.getType()).isF32()) {
     llvm::raw_string_ostream os(why);
@@ -464,33 +472,14 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   // decided below.)
   if (contracts.size() == 1) {
     kir::ContractOp c = contracts.front();
-    std::string err;
-    auto labels = kir::ContractOp::parseSpec(c.getSpec(), err);
-    ContractionInfo ci;
-    ci.op = c;
-    ci.lhsLabels = labels->lhs;
-    ci.rhsLabels = labels->rhs;
-    ci.resultLabels = labels->result;
     auto in = [](const std::string &s, char l) { return s.find(l) != std::string::npos; };
-    // Canonical axes [batch...,] m, n: m is the result's last label of the left operand
-    // alone, n its last of the right operand alone, the batch labels every other one in
-    // the result's order (in one or both operands); the result may order them freely.
-    const std::string &res = labels->result;
-    ci.k = labels->contracted();
+    // Canonical axes [batch...,] m, n (contractionLabels).
+    ContractionInfo ci = contractionLabels(c);
+    const std::string &res = ci.resultLabels;
     if (ci.k.empty())
       return unsupported(c, "a contraction without a contracted label (outer products are decomposed first)");
-    std::string lhsOnly = labels->lhsOnly(), rhsOnly = labels->rhsOnly();
-    for (char l : res) {
-      if (in(lhsOnly, l))
-        ci.m = l;
-      if (in(rhsOnly, l))
-        ci.n = l;
-    }
     if (!ci.m || !ci.n) // kept by igpu-decompose-contractions only with both
       return unsupported(c, "a contraction without a row label of each operand");
-    for (char l : res)
-      if (l != ci.m && l != ci.n)
-        ci.batch += l;
     std::string canonical = ci.batch + ci.m + ci.n;
     SmallVector<int> order;
     for (char l : canonical)
@@ -520,8 +509,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       return o;
     };
     // Several contracted labels are addressed by pointer only (no transposed form).
-    ci.lhsTransposed = ci.kAxes() == 1 && strip(labels->lhs) == std::string{ci.k[0], ci.m};
-    ci.rhsTransposed = ci.kAxes() == 1 && strip(labels->rhs) == std::string{ci.n, ci.k[0]};
+    ci.lhsTransposed = ci.kAxes() == 1 && strip(ci.lhsLabels) == std::string{ci.k[0], ci.m};
+    ci.rhsTransposed = ci.kAxes() == 1 && strip(ci.rhsLabels) == std::string{ci.n, ci.k[0]};
     OperandForm lhsForm = operandForm(c.getLhs(), c), rhsForm = operandForm(c.getRhs(), c);
     for (const OperandForm &f : {lhsForm, rhsForm})
       if (f.bad)
@@ -544,12 +533,12 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       }
       return a;
     };
-    ps.axes[c.getLhs()] = canon(labels->lhs);
-    ps.axes[c.getRhs()] = canon(labels->rhs);
-    ps.axes[ci.lhsLoad.getView()] = canon(labels->lhs);
-    ps.axes[ci.rhsLoad.getView()] = canon(labels->rhs);
-    ps.axes[ci.lhsLoad.getResult()] = canon(labels->lhs);
-    ps.axes[ci.rhsLoad.getResult()] = canon(labels->rhs);
+    ps.axes[c.getLhs()] = canon(ci.lhsLabels);
+    ps.axes[c.getRhs()] = canon(ci.rhsLabels);
+    ps.axes[ci.lhsLoad.getView()] = canon(ci.lhsLabels);
+    ps.axes[ci.rhsLoad.getView()] = canon(ci.rhsLabels);
+    ps.axes[ci.lhsLoad.getResult()] = canon(ci.lhsLabels);
+    ps.axes[ci.rhsLoad.getResult()] = canon(ci.rhsLabels);
     ps.contraction = ci;
     ps.operandBits = std::max(elementBits(ci.op.getLhs().getType()), elementBits(ci.op.getRhs().getType()));
   }
