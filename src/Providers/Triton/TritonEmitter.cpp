@@ -692,8 +692,7 @@ std::vector<std::string> mixedRadix(Emitter &e, const std::string &flat, const s
 /// and of the column axes from the flat column block `cols` ([1, BN]); the outermost
 /// axis of each group carries its mask (the others' digits stay within their extents).
 void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::string &rmask,
-                  const std::string &cols, const std::string &cmask,
-                  const std::vector<std::string> *colDigits = nullptr) {
+                  const std::string &cols, const std::string &cmask) {
   e.coords.coord.assign(rank, "");
   e.coords.mask.assign(rank, "");
   e.coords.rows = rows;
@@ -716,12 +715,7 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
     std::copy(c.begin(), c.end(), e.coords.coord.begin() + from);
   };
   int firstCol = e.ps.firstColAxis();
-  if (colDigits) { // the column axes' coordinates, computed by the caller
-    std::copy(colDigits->begin(), colDigits->end(), e.coords.coord.begin() + firstCol);
-    e.coords.mask[firstCol] = cmask;
-  } else {
-    group(firstCol, rank, cols, cmask, "q", "q");
-  }
+  group(firstCol, rank, cols, cmask, "q", "q");
   group(0, firstCol, rows, rmask, "c", "r");
 }
 
@@ -1547,17 +1541,6 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
     acc.push_back("acc" + tag + "_" + std::to_string(k));
     py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
   }
-  // Several column axes: the coordinates of a chunk's lanes are those of its start (scalar
-  // divisions, once per chunk) plus those of the lane offsets (divided once, before the loop),
-  // added digit by digit with a carry; no division per element.
-  const int colAxes = e.ps.colAxes;
-  std::vector<std::string> laneDigits, extents;
-  bool carried = colAxes > 1 && !f.getReverse();
-  if (carried) {
-    for (int a = rank - colAxes; a < rank; ++a)
-      extents.push_back(e.dim(e.ps.extents[a]));
-    laneDigits = mixedRadix(e, e.bind("tl.arange(0, " + width + ").to(IDXT)[None, :]", "lane"), extents, "lq", "lq");
-  }
   py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
   py.push();
   if (f.getReverse())
@@ -1565,23 +1548,7 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
   else
     py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
   py.line("cmask = (cols < C) & (cols >= 0)");
-  if (carried) {
-    std::vector<std::string> start = mixedRadix(e, e.bind("c0", "cq"), extents, "cq", "cq"), digits(colAxes);
-    std::string carry;
-    for (int i = colAxes - 1; i >= 0; --i) {
-      std::string sum = start[i] + " + " + laneDigits[i] + (carry.empty() ? "" : " + " + carry);
-      if (i == 0) { // the outermost digit is not reduced: lanes past C are masked
-        digits[i] = e.bind(sum, "q");
-        continue;
-      }
-      std::string s = e.bind(sum, "q");
-      carry = e.bind("(" + s + " >= " + extents[i] + ").to(IDXT)", "carry");
-      digits[i] = e.bind(s + " - " + carry + " * " + extents[i], "q");
-    }
-    rowColCoords(e, rank, rows, rmask, "cols", "cmask", &digits);
-  } else {
-    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  }
+  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
   e.cache = kept;
   std::vector<std::string> xs;
   for (unsigned k = 0; k < n; ++k)
