@@ -69,3 +69,19 @@ def test_offsets_stay_32_bit_while_they_fit(mods):
     assert m._needs_idx64(256, 64 * 56 * 56, meta((2, 256, 56, 56), (2**31 - 2**16, 3136, 56, 1)), y)
     assert m._needs_idx64(256, 2**31 - 1000, x, y)
     assert m._needs_idx64(2**31 - 1000, 1, x, y)
+
+
+# Row structures whose columns are several axes, on the chunked path (OWN_M * COVER above 32768) with
+# 16-element chunks that start at every offset of the axes (at least 600 columns in each kernel): the
+# split candidates above cover one chunk from column 0 only, the resident path every other candidate.
+SEVERAL_COLUMN_AXES = ["batch_sum", "middle_sum", "batch_max", "channel_sum", "batch_normalize", "instance_norm"]
+
+
+@pytest.mark.parametrize("name", SEVERAL_COLUMN_AXES)
+def test_several_column_axes_in_chunks(mods, name):
+    tri, ref = mods["several_axes"]
+    m = tri[name]
+    assert m.ARTIFACT["structure"] == "row_reduction"
+    cand = dict(m.CANDIDATES[0], OWN_M=64, RED_N=16, NUM_WARPS=4)
+    sizes = {"B": 3, "M": 13, "N": 200, "C": 2, "H": 23, "W": 29}
+    run_on_shapes(m, ref[name], [cand], [sizes], 53, name, False)
