@@ -339,6 +339,20 @@ static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::
   return ci;
 }
 
+/// The operations `roots` are computed from (theirs and those before), up to and
+/// excluding kir.contract results.
+static llvm::DenseSet<Operation *> upstream(ValueRange roots) {
+  llvm::DenseSet<Operation *> ops;
+  SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || isa<kir::ContractOp>(d) || !ops.insert(d).second)
+      continue;
+    work.append(d->getOperands().begin(), d->getOperands().end());
+  }
+  return ops;
+}
+
 /// The reductions of a region: each reduces exactly the key axis of a value over
 /// [batch..., m, n] with a named, non-arg kind under unordered_tree; they are grouped
 /// into levels by dependency (one pass over the keys per level). No store may hold
@@ -362,35 +376,20 @@ regionReductions(ProgramStructure &ps, Block &body, ArrayRef<Operation *> reduct
     std::optional<kir::ReduceKind> kind = r.getKind();
     if (!kind || *kind == kir::ReduceKind::argmax || *kind == kir::ReduceKind::argmin)
       return std::make_pair(op, std::string("a general or arg reduction over the keys next to two contractions"));
-    // One level deeper than the deepest reduction its operands depend on.
+    // One level deeper than the deepest reduction its operands depend on (program
+    // order: those have their levels).
     size_t lv = 0;
-    SmallVector<Value> work(op->getOperands());
-    llvm::DenseSet<Operation *> seen;
-    while (!work.empty()) {
-      Operation *d = work.pop_back_val().getDefiningOp();
-      if (!d || !seen.insert(d).second || isa<kir::ContractOp>(d))
-        continue;
-      if (auto it = level.find(d); it != level.end()) {
+    for (Operation *d : upstream(op->getOperands()))
+      if (auto it = level.find(d); it != level.end())
         lv = std::max(lv, it->second + 1);
-        continue;
-      }
-      work.append(d->getOperands().begin(), d->getOperands().end());
-    }
     level[op] = lv;
     if (ps.region->levels.size() <= lv)
       ps.region->levels.resize(lv + 1);
     ps.region->levels[lv].push_back(op);
     ps.reductions.push_back(op);
   }
-  // Reductions the second contraction's left operand depends on.
-  llvm::DenseSet<Operation *> feeding;
-  SmallVector<Value> work{ps.region->values.op.getLhs()};
-  while (!work.empty()) {
-    Operation *d = work.pop_back_val().getDefiningOp();
-    if (!d || !feeding.insert(d).second || isa<kir::ContractOp>(d))
-      continue;
-    work.append(d->getOperands().begin(), d->getOperands().end());
-  }
+  // Whether the second contraction's left operand depends on the last level.
+  llvm::DenseSet<Operation *> feeding = upstream(ValueRange{ps.region->values.op.getLhs()});
   ps.region->lastLevelWithValues =
       !ps.region->levels.empty() &&
       llvm::none_of(ps.region->levels.back(), [&](Operation *r) { return feeding.contains(r); });
@@ -466,6 +465,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       anchorAxes[d] = c;
     }
   };
+  // A contraction result as the anchor: canonical axes [batch..., m, n] whatever the
+  // result's order; returns those labels in that order.
+  auto reorderAsContraction = [&](const ContractionInfo &ci) {
+    std::string canonical = ci.batch + ci.m + ci.n;
+    SmallVector<int> order;
+    for (char l : canonical)
+      order.push_back(ci.resultLabels.find(l));
+    reorder(order);
+    return canonical;
+  };
 
   // Contraction: canonical axes are [batch..., m, n]; the operands' contracted axes
   // get the extra canonical axes rank, rank + 1, .... (A reduction's structure is
@@ -475,16 +484,11 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     auto in = [](const std::string &s, char l) { return s.find(l) != std::string::npos; };
     // Canonical axes [batch...,] m, n (contractionLabels).
     ContractionInfo ci = contractionLabels(c);
-    const std::string &res = ci.resultLabels;
     if (ci.k.empty())
       return unsupported(c, "a contraction without a contracted label (outer products are decomposed first)");
     if (!ci.m || !ci.n) // kept by igpu-decompose-contractions only with both
       return unsupported(c, "a contraction without a row label of each operand");
-    std::string canonical = ci.batch + ci.m + ci.n;
-    SmallVector<int> order;
-    for (char l : canonical)
-      order.push_back(res.find(l));
-    reorder(order);
+    std::string canonical = reorderAsContraction(ci);
     {
       // Tensor-core operand types, accumulated in f32 (tl.dot's f32 accumulator).
       Type lt = kir::kirElementType(c.getLhs().getType()), rt = kir::kirElementType(c.getRhs().getType());
@@ -597,7 +601,6 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   // The second's labels seed its operands; the scores' axes then follow from the
   // dataflow back from its left operand, and name the first contraction's labels.
   SmallVector<Attribute> solverExtents(ps.extents.begin(), ps.extents.end());
-  std::optional<AxisSolver> regionSolver;
   if (ps.kind == StructureKind::RegionContraction) {
     std::string why;
     std::optional<ContractionInfo> scores = regionContraction(contracts[0], why);
@@ -606,12 +609,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     std::optional<ContractionInfo> values = regionContraction(contracts[1], why);
     if (!values)
       return unsupported(contracts[1], why);
-    const std::string &res = values->resultLabels;
-    std::string canonical = values->batch + values->m + values->n;
-    SmallVector<int> order;
-    for (char l : canonical)
-      order.push_back(res.find(l));
-    reorder(order);
+    std::string canonical = reorderAsContraction(*values);
     anchorAxes = llvm::to_vector(llvm::seq<int>(0, rank));
     const int keyAx = rank, innerAx = rank + 1;
     auto extentOf = [](Value v, const std::string &labels, char l) {
@@ -625,8 +623,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
         a.push_back(ch == key ? keyAx : ch == inner ? innerAx : (int)canon.find(ch));
       return a;
     };
-    regionSolver.emplace(AxisSolver{ps.axes, solverExtents});
-    AxisSolver &rs = *regionSolver;
+    AxisSolver rs{ps.axes, solverExtents};
     rs.assign(anchor, anchorAxes);
     rs.assign(values->op.getLhs(), canonOf(values->lhsLabels, canonical, values->k[0], 0));
     rs.assign(values->op.getRhs(), canonOf(values->rhsLabels, canonical, values->k[0], 0));

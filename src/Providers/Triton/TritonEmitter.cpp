@@ -997,11 +997,14 @@ struct TileText {
 /// Evaluation coordinates on a contraction tile: the vector `rows` of canonical
 /// axis `rowAxis` along block dim 0, `cols` of `colAxis` along dim 1, each
 /// masked by its extent; the batch coordinates (if any) on axes 0, 1, ....
-void setTileCoords(Emitter &e, const MatmulOperands &mo, const TileText &t, int rowAxis, const std::string &rows,
-                   const std::string &rowExtent, int colAxis, const std::string &cols, const std::string &colExtent) {
+/// `extraAxes`: the canonical axes past the iteration space that get a slot (a
+/// matmul's K; a region's keys and the scores' K).
+void setTileCoords(Emitter &e, const TileText &t, int rowAxis, const std::string &rows, const std::string &rowExtent,
+                   int colAxis, const std::string &cols, const std::string &colExtent, int extraAxes = 1) {
   int rank = e.ps.extents.size();
-  e.coords.coord.assign(rank + 1, "");
-  e.coords.mask.assign(rank + 1, "");
+  e.coords = Coords();
+  e.coords.coord.assign(rank + extraAxes, "");
+  e.coords.mask.assign(rank + extraAxes, "");
   for (auto [i, c] : llvm::enumerate(t.batchCoords))
     if (!c.empty())
       e.coords.coord[i] = c;
@@ -1009,6 +1012,21 @@ void setTileCoords(Emitter &e, const MatmulOperands &mo, const TileText &t, int 
   e.coords.mask[rowAxis] = rows + "[:, None] < " + rowExtent;
   e.coords.coord[colAxis] = cols + ".to(tl.int64)[None, :]";
   e.coords.mask[colAxis] = cols + "[None, :] < " + colExtent;
+}
+
+/// The input_precision of a tl.dot realizing `op`: IEEE for f32 operands unless the op
+/// says tf32 (16-bit and 8-bit operands ignore it).
+std::string dotPrecision(kir::ContractOp op) {
+  return kir::kirElementType(op.getLhs().getType()).isF32() ? (op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
+}
+
+/// Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products are exact
+/// in f32, so the dot of `a` and `b` cast to f32 there computes the same sum.
+void interpretedBf16(Py &py, Type operandElt, const std::string &a, const std::string &b) {
+  if (!operandElt.isBF16())
+    return;
+  py.line("if _INTERPRETED:");
+  py.line("    " + a + ", " + b + " = " + a + ".to(tl.float32), " + b + ".to(tl.float32)");
 }
 
 /// igpu.contract: the f32 accumulator of the output tile (rows x cols) over the
@@ -1031,9 +1049,9 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
     if (operand == load.getResult())
       return;
     if (isLhs)
-      setTileCoords(e, mo, t, mAx, rm, M, kAx, "rk", kDim);
+      setTileCoords(e, t, mAx, rm, M, kAx, "rk", kDim);
     else
-      setTileCoords(e, mo, t, kAx, "rk", kDim, nAx, rn, N);
+      setTileCoords(e, t, kAx, "rk", kDim, nAx, rn, N);
     e.cache = e.invariant;
     e.cache[load.getResult()] = var;
     std::string v = e.value(operand);
@@ -1050,20 +1068,12 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
     if (anyPrologue)
       py.pop();
   };
-  std::string precision = inElt.isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"") : "\"tf32\"";
+  std::string precision = dotPrecision(ci.op);
   py.line("acc = tl.zeros([BM, BN], dtype=tl.float32)");
   std::string aBase = mo.base(e, lhs, t.batchCoords), bBase = mo.base(e, rhs, t.batchCoords);
   std::string sam = mo.stride(e, lhs, mAx), sak = mo.stride(e, lhs, kAx);
   std::string sbk = mo.stride(e, rhs, kAx), sbn = mo.stride(e, rhs, nAx);
   std::string loop = "for k in tl.range(" + lo + ", " + hi + ", num_stages=NUM_STAGES):";
-  auto interpretedBf16 = [&] {
-    if (!inElt.isBF16())
-      return;
-    // Triton's CPU interpreter reads bf16 dot operands as raw bits; bf16 products
-    // are exact in f32, so an f32 dot there computes the same sum.
-    py.line("if _INTERPRETED:");
-    py.line("    av, bv = av.to(tl.float32), bv.to(tl.float32)");
-  };
   if (tma) {
     // Unbatched: host-side descriptors built by the launcher for the candidate's
     // block shape (measured 2-6% faster than device-side ones on the H200).
@@ -1083,7 +1093,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
         py.line("rk = k * BK + tl.arange(0, BK)");
         prologues();
       }
-      interpretedBf16();
+      interpretedBf16(py, inElt, "av", "bv");
       py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
       py.pop();
     };
@@ -1138,7 +1148,7 @@ void emitContract(Emitter &e, bool tma, const TileText &t, const std::string &lo
   py.line("bv = tl.load(" + bBase + bK + " + " + rn + "[None, :].to(tl.int64) * " + sbn +
           ", mask=(rk[:, None] < " + kDim + ") & (" + rn + "[None, :] < " + N + "), other=0.0)");
   prologues();
-  interpretedBf16();
+  interpretedBf16(py, inElt, "av", "bv");
   py.line("acc = tl.dot(av, bv, acc, input_precision=" + precision + ")");
   py.pop();
   if (tma)
@@ -1182,7 +1192,7 @@ void emitMergeK(Emitter &e, bool tma, const std::string &group, const TileText &
   py.line("        acc += tl.load(ws + " + wsOffset + ", mask=" + outMask + ", other=0.0, cache_modifier=\".cg\")");
   py.line("    tl.atomic_xchg(sem + " + group + ", 0)  # ready for the next launch");
   // Epilogue: the rest of the kernel at output coordinates.
-  setTileCoords(e, mo, t, mAx, rm, M, nAx, rn, N);
+  setTileCoords(e, t, mAx, rm, M, nAx, rn, N);
   e.cache = e.invariant;
   Type accElt = kir::kirElementType(mo.ci.op.getType());
   e.cache[mo.ci.op.getResult()] = accElt.isF32() ? "acc" : e.bind("acc.to(" + tlType(accElt) + ")");
@@ -1599,23 +1609,16 @@ std::string viewAxisExtent(Emitter &e, Value view, int axis) {
 /// (KONE, bound at launch) the left operand of the scores is loaded once per pass.
 void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
   RegionInfo ri = *e.ps.region; // a copy: op accessors are not const
-  const int rank = e.ps.extents.size(), nb = ri.batch;
+  const int rank = e.ps.extents.size();
   const int mAx = rank - 2, dAx = rank - 1, nAx = ri.keyAxis(rank), kAx = ri.innerAxis(rank);
   TileText t = tileText(op.getRows(), op.getCols(), op.getBatch());
   const std::string M = e.dim(e.ps.extents[mAx]), D = e.dim(e.ps.extents[dAx]);
   const std::string N = viewAxisExtent(e, ri.values.rhsLoad.getView(), nAx);
   const std::string K = viewAxisExtent(e, ri.scores.lhsLoad.getView(), kAx);
+  // Coordinates on a tile of two of the axes (the keys and the scores' K get slots too).
   auto at = [&](int rowAx, const std::string &rows, const std::string &rowExt, int colAx, const std::string &cols,
                 const std::string &colExt) {
-    e.coords = Coords();
-    e.coords.coord.assign(rank + 2, "");
-    e.coords.mask.assign(rank + 2, "");
-    for (int i = 0; i < nb; ++i)
-      e.coords.coord[i] = t.batchCoords[i];
-    e.coords.coord[rowAx] = rows + ".to(tl.int64)[:, None]";
-    e.coords.mask[rowAx] = rows + "[:, None] < " + rowExt;
-    e.coords.coord[colAx] = cols + ".to(tl.int64)[None, :]";
-    e.coords.mask[colAx] = cols + "[None, :] < " + colExt;
+    setTileCoords(e, t, rowAx, rows, rowExt, colAx, cols, colExt, 2);
     e.cache = kept;
   };
   // An operand tile of a contraction (its load and prologue); lanes past the
@@ -1623,17 +1626,6 @@ void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
   auto operand = [&](Value v, bool zeroPreserving) {
     std::string x = e.value(v);
     return zeroPreserving ? x : e.bind("tl.where(" + e.fullMask() + ", " + x + ", 0)");
-  };
-  auto precision = [](ContractionInfo &ci) {
-    return kir::kirElementType(ci.op.getLhs().getType()).isF32() ? (ci.op.getTf32() ? "\"tf32\"" : "\"ieee\"")
-                                                                   : "\"tf32\"";
-  };
-  // Triton's CPU interpreter reads bf16 dot operands as raw bits (see emitContract).
-  auto interpreted = [&](ContractionInfo &ci, std::string &a, std::string &b) {
-    if (!kir::kirElementType(ci.op.getLhs().getType()).isBF16())
-      return;
-    py.line("if _INTERPRETED:");
-    py.line("    " + a + ", " + b + " = " + a + ".to(tl.float32), " + b + ".to(tl.float32)");
   };
   auto lhsTile = [&](const std::string &rk) {
     at(mAx, t.rm, M, kAx, rk, K);
@@ -1666,8 +1658,8 @@ void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
       auto dot = [&](std::string a, const std::string &rk, const std::string &acc) {
         at(nAx, "rn", N, kAx, rk, K);
         std::string b = operand(ri.scores.op.getRhs(), ri.scores.rhsZeroPreserving);
-        interpreted(ri.scores, a, b);
-        py.line("s = tl.dot(" + a + ", tl.trans(" + b + "), " + acc + "input_precision=" + precision(ri.scores) +
+        interpretedBf16(py, kir::kirElementType(ri.scores.op.getLhs().getType()), a, b);
+        py.line("s = tl.dot(" + a + ", tl.trans(" + b + "), " + acc + "input_precision=" + dotPrecision(ri.scores.op) +
                 ")");
       };
       if (!q.empty()) {
@@ -1740,8 +1732,8 @@ void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
                            tlType(pt) + ")");
     at(nAx, "rn", N, dAx, t.rn, D);
     std::string v = operand(ri.values.op.getRhs(), ri.values.rhsZeroPreserving);
-    interpreted(ri.values, p, v);
-    py.line("acc = tl.dot(" + p + ", " + v + ", acc, input_precision=" + precision(ri.values) + ")");
+    interpretedBf16(py, kir::kirElementType(ri.values.op.getLhs().getType()), p, v);
+    py.line("acc = tl.dot(" + p + ", " + v + ", acc, input_precision=" + dotPrecision(ri.values.op) + ")");
   });
   finish(withValues, lastAccs);
   at(mAx, t.rm, M, dAx, t.rn, D);
@@ -1868,7 +1860,7 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
       off += coords[i] + " * _pw_s" + std::to_string(d) + " + ";
     }
   }
-  setTileCoords(e, mo, t, axes[r], "_pr", e.dim(shape[r]), axes[c], "_pc", e.dim(shape[c]));
+  setTileCoords(e, t, axes[r], "_pr", e.dim(shape[r]), axes[c], "_pc", e.dim(shape[c]));
   std::string v = e.value(operand);
   off += "_pr.to(tl.int64)[:, None] * _pw_s" + std::to_string(r) + " + _pc.to(tl.int64)[None, :] * _pw_s" +
                     std::to_string(c);
