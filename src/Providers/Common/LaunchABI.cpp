@@ -90,7 +90,8 @@ static bool isReservedLaunchName(llvm::StringRef s) {
 }
 
 /// ... and, inside the Triton kernel, its variables and parameters, and the
-/// numbered temporaries v3, red7, sc1, carry0, merged6, seeded2, out3, acc0_1.
+/// numbered temporaries v3, red7, sc1, carry0, merged6, seeded2, out3, acc2, acc0_1
+/// and the coordinate digits q4 (columns), c5 and r6 (rows), b1 (batch), rk2 (K).
 static bool isReservedKernelName(llvm::StringRef s) {
   static const llvm::StringSet<> reserved = {
       "R", "C", "IDXT", "IDX64", "COVER", "FLAT", "NUM_STAGES", "NUM_WARPS", "NUM_CTAS",
@@ -100,16 +101,17 @@ static bool isReservedKernelName(llvm::StringRef s) {
       "rm", "rn", "last", "ws", "sem", "group", "gsize", "first_m", "num_pid_m", "num_pid_n", "num_tiles",
       "k_lo", "k_hi", "k_per", "rows", "cols", "rmask", "cmask", "smask", "c0", "r0", "c_lo", "c_hi",
       "cols_per", "rows_per", "r_lo", "res", "lane", "src", "ns", "j0", "js", "a_desc", "b_desc",
-      "a_ddesc", "b_ddesc"};
+      "a_ddesc", "b_ddesc", "bid", "tile", "num_work", "num_pid_d", "pid_d", "rd", "BD", "KC", "KONE", "k0",
+      "n0"};
   if (isReservedLaunchName(s) || reserved.contains(s))
     return true;
-  for (llvm::StringRef prefix : {"v", "red", "sc", "carry", "merged", "seeded", "out", "acc"}) {
+  for (llvm::StringRef prefix : {"v", "red", "sc", "carry", "merged", "seeded", "out", "acc", "q", "c", "r", "b", "rk"}) {
     llvm::StringRef rest = s;
     if (!rest.consume_front(prefix) || rest.empty())
       continue;
     auto [num, tail] = rest.split('_');
     bool digits = !num.empty() && llvm::all_of(num, llvm::isDigit);
-    if (prefix == "acc" ? digits && !tail.empty() && llvm::all_of(tail, llvm::isDigit) : digits && rest == num)
+    if (digits && (rest == num || (prefix == "acc" && !tail.empty() && llvm::all_of(tail, llvm::isDigit))))
       return true;
   }
   return false;

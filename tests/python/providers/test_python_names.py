@@ -32,7 +32,8 @@ def hostile(compile_kir):
     return compile_kir(HOSTILE, target="triton"), compile_kir(HOSTILE, target="reference")
 
 
-@pytest.mark.parametrize("name", ["gemm_lower", "modules", "strides", "symbols", "prologue_once"])
+@pytest.mark.parametrize("name", ["gemm_lower", "modules", "strides", "symbols", "prologue_once", "digits",
+                                  "region_vars"])
 def test_hostile_names_compute_the_reference_result(hostile, name):
     tri, ref = hostile
     tmod = tri[name]
