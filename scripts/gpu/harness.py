@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes|attn   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes|attn|grids   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -645,11 +645,49 @@ def attn():
            vs_sdpa=sdpa / ours, winner=win)
 
 
+def grids():
+    """Launches past 65535 programs along what used to be grid dimension 1 (CUDA's limit there):
+    a 1-D pointwise kernel over 2^27 elements, 70000 batched GEMMs, attention over 70000 heads, a
+    batched operand prologue run once; every candidate, each against the reference provider."""
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    rnd = lambda *shape, dt=torch.float16: torch.randn(*shape, device=dev, generator=g).to(dt)  # noqa: E731
+    n, b = 2**27 + 5, 70000
+    small = torch.randint(-50, 50, (n,), device=dev, generator=g, dtype=torch.int32).to(torch.int8)
+    cases = [
+        ("add1d", [small, small.flip(0), torch.empty(n, device=dev, dtype=torch.int8)], [2], 0.0),
+        ("batched_gemm", [rnd(b, 16, 24), rnd(b, 24, 16), torch.empty(b, 16, 16, device=dev, dtype=torch.float16)],
+         [2], 2e-3),
+        ("attention", [rnd(700, 100, 16, 16), rnd(700, 100, 24, 16), rnd(700, 100, 24, 16),
+                       torch.empty(700, 100, 16, 16, device=dev, dtype=torch.float16), 0.25], [3], 2e-3),
+        ("bmm_cast_b", [rnd(b, 16, 32), rnd(b, 32, 16, dt=torch.float32),
+                        torch.empty(b, 16, 16, device=dev, dtype=torch.float32)], [2], 2e-3),
+    ]
+    for case, args, outs, tol in cases:
+        m, r = load(case, "triton"), load(case, "reference")
+        want = [a.clone() if torch.is_tensor(a) else a for a in args]
+        r.launch(*want)
+        worst, failed = 0.0, []
+        for cand in m.CANDIDATES:
+            got = [a.clone() if torch.is_tensor(a) else a for a in args]
+            for i in outs:
+                got[i].fill_(float("nan")) if got[i].dtype.is_floating_point else got[i].fill_(-7)
+            try:
+                m._run_candidate(cand, got)
+                torch.cuda.synchronize()
+            except Exception as e:  # a launch the grid does not allow fails here
+                failed.append(f"{cand}: {type(e).__name__}: {str(e)[:200]}")
+                continue
+            worst = max([worst] + [rel_err(got[i], want[i]) for i in outs])
+        record(kind="check", case=f"{case} {list(args[outs[0]].shape)}", err=worst, tol=tol,
+               ok=worst <= tol and not failed, candidates=len(m.CANDIDATES), failed=failed)
+
+
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
         {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
-         "scalars": scalars, "forms": forms, "axes": axes, "attn": attn}[WHICH]()
+         "scalars": scalars, "forms": forms, "axes": axes, "attn": attn, "grids": grids}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

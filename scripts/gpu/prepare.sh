@@ -40,6 +40,11 @@ for name in batch_sum middle_sum leading_sum total3 channel_sum batch_max instan
       --no-cache -o "$ART/$name/$target" >/dev/null
   done
 done
+# Grids past 65535 programs along dimension 1 (harness.py ART grids; with the examples and bmm_cast_b).
+for target in triton reference; do
+  "$INTENTC" compile "$ROOT/tests/python/providers/kir/grid_limits.kir" --target "$target" --no-cache \
+    -o "$ART/add1d/$target" >/dev/null
+done
 # Two contractions with row-local ops between them (harness.py ART attn; the attention example is above).
 for name in attn_f16 attn_bf16_lse attn_f32_bias; do
   for target in triton reference; do

@@ -269,6 +269,7 @@ LogicalResult ProgramOp::verifyRegions() {
 }
 
 void ProgramIdOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "pid"); }
+void WideOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "wide"); }
 void ParamOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getSymbol()); }
 void ExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, getWhich()); }
 void AxisExtentOp::getAsmResultNames(OpAsmSetValueNameFn f) { nameResult(*this, f, "extent"); }
@@ -462,8 +463,8 @@ LogicalResult verifyContractionOp(Operation *op, Value rows, Value cols, Value b
     if (!f.getElementType().isIndex() || f.getShape().size() != 1 || !v.getDefiningOp<RangeOp>())
       return op->emitOpError() << "takes the tile's coordinates as rank-1 igpu.range fragments, got " << f;
   }
-  if (batch && !batch.getDefiningOp<ProgramIdOp>())
-    return op->emitOpError() << "takes the batch as an igpu.program_id";
+  if (batch && !batch.getDefiningOp<WideOp>())
+    return op->emitOpError() << "takes the batch as an igpu.wide value";
   return success();
 }
 } // namespace

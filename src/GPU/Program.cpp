@@ -93,9 +93,8 @@ public:
     op->setAttr(igpu::variableNameAttr(op), b.getStringAttr(name));
     return v;
   }
-  Value pid(int64_t axis, bool wide = false) {
-    return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, wide, StringAttr());
-  }
+  Value pid(int64_t axis) { return b.create<igpu::ProgramIdOp>(loc, b.getIndexType(), axis, StringAttr()); }
+  Value wide(Value v) { return b.create<igpu::WideOp>(loc, b.getIndexType(), v, StringAttr()); }
   Value param(StringRef symbol) {
     Value &v = leaves["param " + symbol.str()];
     if (!v)
@@ -128,6 +127,7 @@ public:
   Value rem(Value x, Value y) { return b.create<arith::RemUIOp>(loc, x, y); }
   Value cdiv(Value x, Value y) { return b.create<arith::CeilDivSIOp>(loc, x, y); }
   Value min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
+  Value max(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) { return b.create<arith::CmpIOp>(loc, p, x, y); }
 
   Attribute dim(StringRef symbolOrInt) {
@@ -204,11 +204,16 @@ public:
   void splitReduction();
   void matmul();
   void regionContraction();
-  void outputTile(Value index);
+  void outputTile(Value work);
+  Value contractionTiles(int64_t mAxis, int64_t nAxis, StringRef bm, StringRef bn);
 };
 
+/// The row tiles vary fastest along grid dimension 0, as dimension 0 of a
+/// [row tiles, column tiles] grid would; at least one row tile, like the grid.
 void ProgramBuilder::tiles() {
-  Value pidM = named(pid(0), "pid_m"), pidN = named(pid(1), "pid_n");
+  Value p = named(pid(0), "pid");
+  Value tilesM = named(max(cdiv(extent("R"), param("OWN_M")), cst(1)), "num_pid_m");
+  Value pidM = named(rem(p, tilesM), "pid_m"), pidN = named(div(p, tilesM), "pid_n");
   Value rows = range(mul(pidM, param("OWN_M")), "OWN_M", 0, "rows");
   Value cols = range(mul(pidN, param("OWN_N")), "OWN_N", 1, "cols");
   Value rmask = lt(rows, extent("R"));
@@ -323,33 +328,44 @@ void ProgramBuilder::splitReduction() {
     stores(any);
 }
 
-/// The contraction's output tile of linear index `index`: its grouped placement
-/// (GROUP_M rows of tiles at a time, for L2 reuse), its share of the K tiles, the
-/// K loop, and the split-K merge whose body is the epilogue: every store, through
-/// a descriptor where the view is indexed exactly by the tile's ([batch,] m, n)
-/// coordinates (32-bit outputs in two column halves: igpu.store `slices`).
-void ProgramBuilder::outputTile(Value index) {
+/// How many output tiles one batch of a contraction has.
+Value ProgramBuilder::contractionTiles(int64_t mAxis, int64_t nAxis, StringRef bm, StringRef bn) {
+  Value tilesM = cdiv(axisExtent(mAxis), param(bm)); // built in this order: M's tiles first
+  return mul(tilesM, cdiv(axisExtent(nAxis), param(bn)));
+}
+
+/// The contraction's output tile of work item `work` (batch-major: the tiles of
+/// one batch, then the next; several batch labels flattened, the first
+/// outermost): its grouped placement (GROUP_M rows of tiles at a time, for L2
+/// reuse), its share of the K tiles, the K loop, and the split-K merge whose
+/// body is the epilogue: every store, through a descriptor where the view is
+/// indexed exactly by the tile's ([batch,] m, n) coordinates (32-bit outputs in
+/// two column halves: igpu.store `slices`).
+void ProgramBuilder::outputTile(Value work) {
   const int m = ps.contraction->batchAxes();
   bool batched = m > 0;
   Value tilesM = named(cdiv(axisExtent(m), param("BM")), "num_pid_m");
   Value tilesN = named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n");
+  Value index = work, batch;
+  if (batched) {
+    Value tiles = named(mul(tilesM, tilesN), "num_tiles");
+    index = named(rem(work, tiles), "tile");
+    batch = named(wide(named(div(work, tiles), "bid")), "pid_b");
+  }
   Value group = named(mul(param("GROUP_M"), tilesN), "group");
   Value firstM = named(mul(div(index, group), param("GROUP_M")), "first_m");
   Value groupSize = named(min(sub(tilesM, firstM), param("GROUP_M")), "gsize");
   Value inGroup = rem(index, group);
   Value pidM = named(add(firstM, rem(inGroup, groupSize)), "pid_m");
   Value pidN = named(div(inGroup, groupSize), "pid_n");
-  // Several batch labels share grid axis 1, flattened (the first label outermost).
-  Value batch = batched ? named(pid(1, /*wide=*/true), "pid_b") : Value();
   Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
   Value cols = tileRange(mul(pidN, param("BN")), "BN", "rn");
   // K is the canonical axis after the output's.
   Value kTiles = cdiv(axisExtent(ps.extents.size()), param("BK"));
   auto k = b.create<igpu::SplitRangeOp>(loc, b.getIndexType(), b.getIndexType(), kTiles, "SPLIT_K", 2, "k");
   b.create<igpu::ContractOp>(loc, rows, cols, k.getLo(), k.getHi(), batch);
-  // The split programs of a tile share one arrival counter per (batch, tile).
-  Value counter = batched ? add(mul(mul(batch, tilesM), tilesN), index) : index;
-  auto merge = b.create<igpu::MergeKOp>(loc, counter, rows, cols, batch);
+  // The split programs of a tile share one arrival counter per (batch, tile): its work item.
+  auto merge = b.create<igpu::MergeKOp>(loc, work, rows, cols, batch);
   OpBuilder::InsertionGuard g(b);
   b.createBlock(&merge.getRegion());
   auto whole = llvm::to_vector(llvm::seq<int>(0, m + 2));
@@ -364,14 +380,19 @@ void ProgramBuilder::outputTile(Value index) {
 }
 
 /// Region (attention): one program per (m, d) output tile of the second contraction,
-/// grid dim 0 over the m tiles times the d tiles, dim 1 over the flattened batch.
+/// grid dim 0 over the m tiles times the d tiles, times the flattened batch (batch-major).
 void ProgramBuilder::regionContraction() {
   const int rank = ps.extents.size();
-  Value tilesD = named(cdiv(axisExtent(rank - 1), param("BD")), "num_pid_d");
-  Value index = named(pid(0), "pid");
+  // At least one tile per row tile: row statistics stored beside an empty [M, 0] output still have rows.
+  Value tilesD = named(max(cdiv(axisExtent(rank - 1), param("BD")), cst(1)), "num_pid_d");
+  Value index = named(pid(0), "pid"), batch;
+  if (ps.region->batch) {
+    Value tiles = named(max(mul(cdiv(axisExtent(rank - 2), param("BM")), tilesD), cst(1)), "num_tiles");
+    batch = named(wide(named(div(index, tiles), "bid")), "pid_b");
+    index = named(rem(index, tiles), "tile");
+  }
   Value pidM = named(div(index, tilesD), "pid_m");
   Value pidD = named(rem(index, tilesD), "pid_d");
-  Value batch = ps.region->batch ? named(pid(1, /*wide=*/true), "pid_b") : Value();
   Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
   Value cols = tileRange(mul(pidD, param("BD")), "BD", "rd");
   auto region = b.create<igpu::RegionContractOp>(loc, rows, cols, batch);
@@ -387,9 +408,11 @@ void ProgramBuilder::matmul() {
   choose(
       single, [&] { outputTile(named(pid(0), "pid")); },
       [&] {
-        Value tilesM = cdiv(axisExtent(m), param("BM"));
-        Value tiles = named(mul(tilesM, cdiv(axisExtent(m + 1), param("BN"))), "num_tiles");
-        auto walk = b.create<igpu::PersistentOp>(loc, tiles, "pid");
+        // Every (batch, tile) work item: the workers balance across batches too.
+        Value items = contractionTiles(m, m + 1, "BM", "BN");
+        for (int a = 0; a < m; ++a)
+          items = mul(items, axisExtent(a));
+        auto walk = b.create<igpu::PersistentOp>(loc, named(items, m ? "num_work" : "num_tiles"), "pid");
         OpBuilder::InsertionGuard g(b);
         Block *blk = b.createBlock(&walk.getRegion(), {}, {b.getIndexType()}, {loc});
         outputTile(blk->getArgument(0));

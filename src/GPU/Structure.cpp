@@ -843,9 +843,11 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   switch (ps.kind) {
   case StructureKind::Tiles:
     add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 256),
-         {"row tile extent", "grid dim 0 = ceil_div(rows, OWN_M)", "row mask"}, {}});
+         {"row tile extent", "grid dim 0 = ceil_div(rows, OWN_M) * ceil_div(cols, OWN_N), row tiles fastest",
+          "row mask"},
+         {}});
     add({"OWN_N", "ownership_n", "int", tileDomain(colExtent, 1, 8192),
-         {"column tile extent", "grid dim 1 = ceil_div(cols, OWN_N)", "column mask"},
+         {"column tile extent", "column mask"},
          {"OWN_M * OWN_N <= 2^20"}});
     break;
   case StructureKind::RowReduction:
@@ -897,13 +899,13 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       if (caps.sms > 0)
         workers.insert(workers.end(), {int64_t(caps.sms), 2 * int64_t(caps.sms)});
       add({"WORKERS", "traversal_workers", "int", workers,
-           {"1: one program per output tile; else min(tiles, WORKERS) persistent programs "
-            "stride over the tiles (grid dim 0)"},
+           {"1: one program per (batch, output tile) work item; else min(work items, WORKERS) "
+            "persistent programs stride over them (grid dim 0)"},
            {"domain from the target's multiprocessor count"}});
     }
     add({"SPLIT_K", "reduction_outer", "int", powersOfTwo(1, 64),
-         {"programs splitting K (grid dim 2); f32 partials, summed in split order by a second "
-          "launch that runs the epilogue"},
+         {"programs splitting K (grid dim 2); f32 partials, summed in split order by the last "
+          "program of the tile to arrive, which runs the epilogue"},
          {"contraction is a sum: reassociation permitted (kir.md 5)"}});
     break;
   case StructureKind::RegionContraction:
@@ -912,8 +914,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"keys per step: the score tile's columns and the second contraction's K step"},
          {"BN >= 16 (tensor core dot)"}});
     add({"BD", "coverage", "int", {},
-         {"output columns per program = next_pow2(d) within [16, 256], bound at launch (grid dim 0 also "
-          "walks ceil_div(d, BD) column tiles)"},
+         {"output columns per program = next_pow2(d) within [16, 256], bound at launch (grid dim 0 walks "
+          "the batch x ceil_div(m, BM) x ceil_div(d, BD) tiles)"},
          {}});
     add({"KC", "coverage", "int", {},
          {"K step of the first contraction = next_pow2(k) within [16, 128], bound at launch"}, {}});

@@ -68,12 +68,24 @@ def IGPU_ProgramOp : IGPU_Op<"program", [
 def IGPU_ProgramIdOp : IGPU_NamedOp<"program_id"> {
   let summary = "this program's coordinate along a grid dimension";
   let description = [{
-    `wide`: held as a 64-bit integer (it multiplies strides, e.g. a batch).
+    Only dimension 0 takes more than 65535 programs (CUDA), so every count that
+    grows with the problem (tiles, a batch) is a factor of dimension 0; 1 and 2
+    hold bounded parameters (splits).
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis, UnitAttr:$wide,
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis,
                        OptionalAttr<StrAttr>:$name);
   let results = (outs Index:$result);
-  let assemblyFormat = "$axis (`wide` $wide^)? attr-dict";
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def IGPU_WideOp : IGPU_NamedOp<"wide"> {
+  let summary = "an index value held as a 64-bit integer";
+  let description = [{
+    For values that multiply strides (a batch): grid-derived values are 32-bit.
+  }];
+  let arguments = (ins Index:$value, OptionalAttr<StrAttr>:$name);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$value attr-dict";
 }
 
 def IGPU_ParamOp : IGPU_NamedOp<"param"> {

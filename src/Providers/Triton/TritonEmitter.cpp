@@ -1334,7 +1334,7 @@ private:
                text(cols.getDefiningOp<igpu::RangeOp>().getStart()), "", ""};
     if (batch) {
       t.batch = text(batch);
-      t.batchId = "tl.program_id(" + std::to_string(batch.getDefiningOp<igpu::ProgramIdOp>().getAxis()) + ")";
+      t.batchId = text(batch.getDefiningOp<igpu::WideOp>().getValue()); // 32 bits, for descriptor coordinates
       std::vector<std::string> extents;
       int nb = e.ps.region ? e.ps.region->batch : e.ps.contraction->batchAxes();
       for (int i = 0; i < nb; ++i)
@@ -1350,7 +1350,9 @@ private:
 
 std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
   if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
-    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")" + (p.getWide() ? ".to(tl.int64)" : ""), 100};
+    return Expr{"tl.program_id(" + std::to_string(p.getAxis()) + ")", 100};
+  if (auto w = dyn_cast<igpu::WideOp>(op))
+    return Expr{text(w.getValue(), 100) + ".to(tl.int64)", 100};
   if (auto p = dyn_cast<igpu::ParamOp>(op))
     return Expr{p.getSymbol().str(), 100};
   if (auto x = dyn_cast<igpu::ExtentOp>(op))
@@ -1379,6 +1381,8 @@ std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
     return Expr{"tl.cdiv(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
   if (isa<arith::MinSIOp>(op))
     return Expr{"tl.minimum(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
+  if (isa<arith::MaxSIOp>(op))
+    return Expr{"tl.maximum(" + text(op->getOperand(0)) + ", " + text(op->getOperand(1)) + ")", 100};
   if (auto c = dyn_cast<arith::CmpIOp>(op)) {
     using P = arith::CmpIPredicate;
     const char *sym = c.getPredicate() == P::eq ? "==" : c.getPredicate() == P::ule || c.getPredicate() == P::sle ? "<=" : nullptr;
@@ -1829,7 +1833,7 @@ OperandDims operandDims(const ProgramStructure &ps, Value view) {
 
 /// The operand prologue of a PROLOGUE_ONCE candidate as its own kernel: the
 /// prologue's value over the whole view of `load`, [_PR, _PC] elements per program
-/// (program axis 2: the batch), stored in the MMA operand type into the workspace `_pw`
+/// (batch-major along program axis 0), stored in the MMA operand type into the workspace `_pw`
 /// of the view's shape. `params`: the contraction kernel's runtime parameters.
 std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps, Value operand, kir::LoadOp load,
                                const std::string &fnName, const std::vector<std::string> &params,
@@ -1841,15 +1845,21 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
   SmallVector<int> axes(ps.axes.lookup(load.getView()));
   auto shape = cast<kir::ViewType>(load.getView().getType()).getShape();
   auto [batchDims, r, c] = operandDims(ps, load.getView());
-  // One grid axis for the tiles (the second and third are limited to 65535 programs).
+  // One grid axis for the tiles and the batch (the second and third are limited to 65535 programs).
   py.line("_nc = tl.cdiv(" + e.dim(shape[c]) + ", _PC)");
-  py.line("_pr = (tl.program_id(0) // _nc) * _PR + tl.arange(0, _PR)");
-  py.line("_pc = (tl.program_id(0) % _nc) * _PC + tl.arange(0, _PC)");
-  // Program axis 2: the view's own batch dims, flattened (the first outermost).
+  std::string tile = "tl.program_id(0)";
+  if (!batchDims.empty()) {
+    py.line("_nt = tl.cdiv(" + e.dim(shape[r]) + ", _PR) * _nc");
+    py.line("_t = tl.program_id(0) % _nt");
+    tile = "_t";
+  }
+  py.line("_pr = (" + tile + " // _nc) * _PR + tl.arange(0, _PR)");
+  py.line("_pc = (" + tile + " % _nc) * _PC + tl.arange(0, _PC)");
+  // The view's own batch dims, flattened (the first outermost).
   TileText t;
   std::string off;
   if (!batchDims.empty()) {
-    py.line("_pb = tl.program_id(2).to(tl.int64)");
+    py.line("_pb = (tl.program_id(0) // _nt).to(tl.int64)");
     std::vector<std::string> extents;
     for (int d : batchDims)
       extents.push_back(e.dim(shape[d]));
@@ -2149,8 +2159,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   // At least one program per grid dimension: with no rows (or no columns) an
   // output without that axis, e.g. a row vector stored next to an empty [M, 0]
   // result, still has elements to write; the masks keep the rest untouched.
+  // Problem-sized counts go on dimension 0 only (igpu.program_id).
   case StructureKind::Tiles:
-    gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])), max(1, triton.cdiv(C, META['OWN_N'])))";
+    gridExpr = "(max(1, triton.cdiv(R, META['OWN_M'])) * max(1, triton.cdiv(C, META['OWN_N'])),)";
     break;
   // Split grids never launch programs that would own no part of the range.
   case StructureKind::RowReduction:
@@ -2164,15 +2175,14 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   }
   case StructureKind::RegionContraction:
     // Every (m, d) tile, at least one: row statistics stored beside an empty output still have rows.
-    gridExpr = "(max(1, triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_d, META['BD'])), " +
-               std::string(ps.region->batch ? "_ext_b" : "1") + ")";
+    gridExpr = "(max(1, triton.cdiv(_ext_m, META['BM']) * max(1, triton.cdiv(_ext_d, META['BD'])))" +
+               std::string(ps.region->batch ? " * _ext_b" : "") + ",)";
     break;
   case StructureKind::Matmul: {
     // Persistent candidates launch at most WORKERS programs over the tiles.
-    gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN']), "
-               "META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), " +
-               std::string(ps.contraction->batchAxes() ? "_ext_b" : "1") +
-               ", META['SPLIT_K'])";
+    gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
+               std::string(ps.contraction->batchAxes() ? " * _ext_b" : "") +
+               ", META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), 1, META['SPLIT_K'])";
     break;
   }
   }
@@ -2345,9 +2355,9 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
       OperandDims d = operandDims(ps, kernel.getArgument(o.arg));
       auto extent = [](int dim) { return "w.shape[" + std::to_string(dim) + "]"; };
       os << "    w = ws[" << k << "]\n    if w.numel():\n        " << o.fn << "[(triton.cdiv(" << extent(d.rows)
-         << ", 16) * triton.cdiv(" << extent(d.cols) << ", 256), 1, "
-         << (d.batch.empty() ? "1" : llvm::join(llvm::map_range(d.batch, extent), " * "))
-         << ")](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
+         << ", 16) * triton.cdiv(" << extent(d.cols) << ", 256)"
+         << (d.batch.empty() ? "" : " * " + llvm::join(llvm::map_range(d.batch, extent), " * "))
+         << ",)](*args, w, *w.stride(), _PR=16, _PC=256, num_warps=4)\n";
     }
     os << "\ndef _once_swap(launch_args, args, ws):\n"
           "    \"\"\"The launch and kernel arguments with each workspace in its view's place.\"\"\"\n"

@@ -2,7 +2,7 @@
 under the CPU interpreter against the reference provider, outputs poisoned: 16-bit and f32 operands,
 keys stored transposed, a row statistic stored beside the output, a bias loaded inside the region, a
 prologue on the values and an epilogue after the second contraction; ragged extents, extents of 1, no
-keys, no rows; several K chunks of the scores (E > 128) and several column tiles (D > 256); a region
+keys, no rows, no output columns beside a stored row statistic; several K chunks of the scores (E > 128) and several column tiles (D > 256); a region
 without reductions (elementwise ops only between the contractions)."""
 import os
 
@@ -18,7 +18,9 @@ CASES = {
                  {"B": 1, "H": 2, "M": 5, "N": 0, "E": 16, "D": 16}, {"B": 1, "H": 1, "M": 0, "N": 3, "E": 16, "D": 16},
                  {"B": 1, "H": 3, "M": 33, "N": 70, "E": 40, "D": 8}],
     "attn_bf16_lse": [{"B": 2, "M": 21, "N": 45, "E": 24, "D": 40}, {"B": 1, "M": 1, "N": 1, "E": 1, "D": 1},
-                      {"B": 2, "M": 3, "N": 0, "E": 8, "D": 16}],
+                      {"B": 2, "M": 3, "N": 0, "E": 8, "D": 16},
+                      # no output columns: every row tile still stores its log-sum-exp
+                      {"B": 2, "M": 37, "N": 5, "E": 8, "D": 0}],
     "two_products": [{"M": 21, "N": 35, "E": 24, "D": 40}, {"M": 1, "N": 0, "E": 16, "D": 16}],
     "attn_f32_bias": [{"M": 9, "N": 21, "E": 150, "D": 20}, {"M": 4, "N": 3, "E": 8, "D": 300},
                       {"M": 1, "N": 1, "E": 1, "D": 1}, {"M": 3, "N": 0, "E": 5, "D": 7}],

@@ -1,0 +1,93 @@
+"""CUDA launches at most 65535 programs along grid dimensions 1 and 2 (2^31 - 1 along 0), so every
+count that grows with the problem (column tiles, batches) is a factor of dimension 0. The grid of every
+candidate at extents past that limit, computed by the launcher without launching (the interpreter does
+not enforce the limit; scripts/gpu launches these shapes on the GPU)."""
+import os
+
+import pytest
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(HERE, "..", "..", "..", "examples")
+# One past the limit of grid dimensions 1 and 2.
+OVER = 65536
+
+GRID_KIR = os.path.join(HERE, "kir", "grid_limits.kir")
+
+
+def assert_launchable(grid, label):
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    assert len(g) == 3 and 1 <= g[0] < 2**31 and 1 <= g[1] <= 65535 and 1 <= g[2] <= 65535, (label, grid)
+
+
+def assert_every_candidate_launchable(mod, args):
+    _, extra, grid, _, empty, _ = mod._prepare(*args)
+    assert not empty
+    for cand in mod.CANDIDATES:
+        assert_launchable(grid(dict(mod._meta(cand), **extra)), cand)
+    return grid, extra
+
+
+def test_long_vector(compile_kir):
+    """A 1-D pointwise kernel over 2^26 elements: 2^18 column tiles of 256 (the 2-D grid of
+    [row tiles, column tiles] put them on dimension 1)."""
+    mod = compile_kir(GRID_KIR, target="triton")["add1d"]
+    n = 2**26 + 3
+    one = torch.ones(1, dtype=torch.int8).expand(n)
+    grid, extra = assert_every_candidate_launchable(mod, (one, one, torch.empty(n, dtype=torch.int8)))
+    assert grid(dict(extra, OWN_M=1, OWN_N=256)) == (-(-n // 256),)
+
+
+def test_many_matrices(compile_kir):
+    """A batched GEMM of 70000 small products: the batch times the tiles on dimension 0, every
+    candidate (persistent ones stride over all (batch, tile) work items)."""
+    mod = compile_kir(os.path.join(EXAMPLES, "batched_gemm.kir"), target="triton")["batched_gemm"]
+    b = OVER + 4464
+    a = torch.empty(b, 3, 5, dtype=torch.float16)
+    grid, extra = assert_every_candidate_launchable(mod, (a, torch.empty(b, 5, 2, dtype=torch.float16),
+                                                          torch.empty(b, 3, 2, dtype=torch.float16)))
+    assert grid(dict(extra, BM=16, BN=16, WORKERS=1, SPLIT_K=2)) == (b, 1, 2)
+    assert grid(dict(extra, BM=16, BN=16, WORKERS=132, SPLIT_K=1)) == (132, 1, 1)
+
+
+def test_many_heads(compile_kir):
+    """Attention over 700 x 100 heads: the heads times the (m, d) tiles on dimension 0."""
+    mod = compile_kir(os.path.join(EXAMPLES, "attention.kir"), target="triton")["attention"]
+    q = torch.empty(700, 100, 2, 8, dtype=torch.float16)
+    grid, extra = assert_every_candidate_launchable(mod, (q, q.clone(), q.clone(), torch.empty_like(q), 0.5))
+    assert grid(dict(extra, BM=16)) == (70000,)
+
+
+def test_many_prologues(compile_kir, monkeypatch):
+    """A prologue run once per operand (PROLOGUE_ONCE) over 70000 batches: its own kernel's grid."""
+    mod = compile_kir(os.path.join(HERE, "kir", "gemm_prologue.kir"), target="triton")["bmm_cast_b"]
+    b = OVER + 1
+    args = (torch.empty(b, 2, 3, dtype=torch.float16), torch.empty(b, 3, 2), torch.empty(b, 2, 2))
+    grids = []
+
+    class Recorder:
+        def __getitem__(self, grid):
+            grids.append(grid)
+            return lambda *a, **k: None
+
+    monkeypatch.setattr(mod, "bmm_cast_b_prologue_b", Recorder())
+    kernel_args = mod._prepare(*args)[0]
+    mod._once_run(kernel_args, mod._once_alloc(*args))
+    assert grids == [(b,)]
+    assert_launchable(grids[0], "prologue")
+
+
+@pytest.mark.parametrize("split", [1, 3])
+def test_flattened_tiles_cover_every_element(compile_kir, split):
+    """Under the interpreter: the flattened tile index reaches every (row tile, column tile),
+    row tiles fastest, with ragged extents on both axes."""
+    text = open(GRID_KIR).read().replace("[N]", "[M, N]").replace("i8", "f32")
+    mod = compile_kir(text, target="triton")["add1d"]
+    m, n = 5 * split, 37
+    x, y = torch.randn(m, n), torch.randn(m, n)
+    z = torch.full((m, n), float("nan"))
+    args, extra, grid, _, _, _ = mod._prepare(x, y, z)
+    meta = dict(extra, OWN_M=2, OWN_N=8)
+    assert grid(meta) == (-(-m // 2) * -(-n // 8),)
+    mod.add1d_kernel[grid(meta)](*args, **meta)
+    torch.testing.assert_close(z, x + y, rtol=0, atol=0)
