@@ -110,6 +110,17 @@ def compile_kir_files(path_or_text, target="reference", defines=None, extra_args
     return modules
 
 
+def compile_pair(compile_kir, path):
+    """`path` compiled for Triton and for the reference provider: two {kernel: module} maps."""
+    return compile_kir(path, target="triton"), compile_kir(path, target="reference")
+
+
+@pytest.fixture(scope="module")
+def mods(request, compile_kir):
+    """The test module's KIR file (its global `KIR`) for both providers; a module may define its own."""
+    return compile_pair(compile_kir, request.module.KIR)
+
+
 @pytest.fixture(scope="session")
 def compile_kir(tmp_path_factory):
     cache = {}

@@ -26,11 +26,6 @@ ORDERS = ["batch_inside", "scrambled"]
 FORM_SHAPES = SHAPES + [{"M": 5, "N": 3, "K": 300, "B": 3, "H": 2}, {"M": 2, "N": 2, "K": 0, "B": 2, "H": 3}]
 
 
-@pytest.fixture(scope="module")
-def mods(compile_kir):
-    return compile_kir(KIR, target="triton"), compile_kir(KIR, target="reference")
-
-
 def test_structures(mods):
     tri, _ = mods
     for name, structure in DECOMPOSED.items():

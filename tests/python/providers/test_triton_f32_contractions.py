@@ -14,11 +14,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 KIR = os.path.join(HERE, "kir", "gemm_f32.kir")
 
 
-@pytest.fixture(scope="module")
-def mods(compile_kir):
-    return compile_kir(KIR, target="triton"), compile_kir(KIR, target="reference")
-
-
 def test_precision_follows_the_op(mods):
     tri, _ = mods
     assert tri["gemm_f32"].FAMILY == "contraction"

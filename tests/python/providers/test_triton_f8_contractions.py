@@ -9,13 +9,15 @@ import os
 import pytest
 import torch
 
+from conftest import compile_pair
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIR = os.path.join(HERE, "kir", "gemm_f8.kir")
 
 
 @pytest.fixture(scope="module")
 def all_mods(compile_kir):
-    return compile_kir(KIR, target="triton"), compile_kir(KIR, target="reference")
+    return compile_pair(compile_kir, KIR)
 
 
 @pytest.fixture(params=["gemm_f8", "gemm_f8_bt"])

@@ -17,11 +17,6 @@ KIR = os.path.join(HERE, "kir", "gemm_prologue.kir")
 KERNELS = ["gemm_scaled_a", "gemm_cast_inputs", "gemm_row_scale_bt", "bmm_cast_b"]
 
 
-@pytest.fixture(scope="module")
-def mods(compile_kir):
-    return compile_kir(KIR, target="triton"), compile_kir(KIR, target="reference")
-
-
 def test_prologues_are_fused_into_the_k_loop(mods):
     tri, _ = mods
     for name in KERNELS:

@@ -27,11 +27,6 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def mods(compile_kir):
-    return compile_kir(KIR, target="triton"), compile_kir(KIR, target="reference")
-
-
 def test_region_structure_and_candidates(mods):
     tri, _ = mods
     for name in CASES:
