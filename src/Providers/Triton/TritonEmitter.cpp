@@ -2156,7 +2156,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
         "    return triton.Config(_meta(cand), **_opts(cand)" << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
   std::string gridExpr;
   switch (ps.kind) {
-  // At least one program per grid dimension: with no rows (or no columns) an
+  // At least one row tile and one column tile: with no rows (or no columns) an
   // output without that axis, e.g. a row vector stored next to an empty [M, 0]
   // result, still has elements to write; the masks keep the rest untouched.
   // Problem-sized counts go on dimension 0 only (igpu.program_id).
@@ -2179,7 +2179,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
                std::string(ps.region->batch ? " * _ext_b" : "") + ",)";
     break;
   case StructureKind::Matmul: {
-    // Persistent candidates launch at most WORKERS programs over the tiles.
+    // Persistent candidates launch at most WORKERS programs over the (batch, tile) work items.
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
                std::string(ps.contraction->batchAxes() ? " * _ext_b" : "") +
                ", META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), 1, META['SPLIT_K'])";
