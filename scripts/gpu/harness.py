@@ -88,14 +88,19 @@ def record(**kw):
     print(" ".join(f"{k}={kw[k]:.3g}" if isinstance(kw[k], float) else f"{k}={kw[k]}" for k in keys), flush=True)
 
 
+def copies(args, poison=()):
+    """Copies of the tensor arguments; those at `poison` filled with NaN (integers: -7)."""
+    out = [a.clone() if torch.is_tensor(a) else a for a in args]
+    for i in poison:
+        out[i].fill_(float("nan")) if out[i].dtype.is_floating_point else out[i].fill_(-7)
+    return out
+
+
 def check(case, args, outs, tol, name=None):
     """Runs winner and reference on copies; returns the worst relative error."""
     m = load(case, "triton")
     r = load(case, "reference")
-    a1 = [a.clone() if torch.is_tensor(a) else a for a in args]
-    a2 = [a.clone() if torch.is_tensor(a) else a for a in args]
-    for i in outs:
-        a1[i].fill_(float("nan")) if a1[i].dtype.is_floating_point else a1[i].fill_(-7)
+    a1, a2 = copies(args, outs), copies(args)
     m.launch(*a1)
     r.launch(*a2)
     err = max(rel_err(a1[i], a2[i]) for i in outs)
@@ -665,13 +670,11 @@ def grids():
     ]
     for case, args, outs, tol in cases:
         m, r = load(case, "triton"), load(case, "reference")
-        want = [a.clone() if torch.is_tensor(a) else a for a in args]
+        want = copies(args)
         r.launch(*want)
         worst, failed = 0.0, []
         for cand in m.CANDIDATES:
-            got = [a.clone() if torch.is_tensor(a) else a for a in args]
-            for i in outs:
-                got[i].fill_(float("nan")) if got[i].dtype.is_floating_point else got[i].fill_(-7)
+            got = copies(args, outs)
             try:
                 m._run_candidate(cand, got)
                 torch.cuda.synchronize()

@@ -4,6 +4,8 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace intent;
 using namespace intent::gpu;
@@ -205,7 +207,7 @@ public:
   void matmul();
   void regionContraction();
   void outputTile(Value work);
-  Value contractionTiles(int64_t mAxis, int64_t nAxis, StringRef bm, StringRef bn);
+  std::pair<Value, Value> splitBatch(Value work, Value tiles);
 };
 
 /// The row tiles vary fastest along grid dimension 0, as dimension 0 of a
@@ -328,10 +330,11 @@ void ProgramBuilder::splitReduction() {
     stores(any);
 }
 
-/// How many output tiles one batch of a contraction has.
-Value ProgramBuilder::contractionTiles(int64_t mAxis, int64_t nAxis, StringRef bm, StringRef bn) {
-  Value tilesM = cdiv(axisExtent(mAxis), param(bm)); // built in this order: M's tiles first
-  return mul(tilesM, cdiv(axisExtent(nAxis), param(bn)));
+/// A batch-major work item over `tiles` tiles per batch: its tile and its
+/// (flattened) batch, held in 64 bits.
+std::pair<Value, Value> ProgramBuilder::splitBatch(Value work, Value tiles) {
+  Value tile = named(rem(work, tiles), "tile");
+  return {tile, named(wide(named(div(work, tiles), "bid")), "pid_b")};
 }
 
 /// The contraction's output tile of work item `work` (batch-major: the tiles of
@@ -347,11 +350,8 @@ void ProgramBuilder::outputTile(Value work) {
   Value tilesM = named(cdiv(axisExtent(m), param("BM")), "num_pid_m");
   Value tilesN = named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n");
   Value index = work, batch;
-  if (batched) {
-    Value tiles = named(mul(tilesM, tilesN), "num_tiles");
-    index = named(rem(work, tiles), "tile");
-    batch = named(wide(named(div(work, tiles), "bid")), "pid_b");
-  }
+  if (batched)
+    std::tie(index, batch) = splitBatch(work, named(mul(tilesM, tilesN), "num_tiles"));
   Value group = named(mul(param("GROUP_M"), tilesN), "group");
   Value firstM = named(mul(div(index, group), param("GROUP_M")), "first_m");
   Value groupSize = named(min(sub(tilesM, firstM), param("GROUP_M")), "gsize");
@@ -386,11 +386,9 @@ void ProgramBuilder::regionContraction() {
   // At least one tile per row tile: row statistics stored beside an empty [M, 0] output still have rows.
   Value tilesD = named(max(cdiv(axisExtent(rank - 1), param("BD")), cst(1)), "num_pid_d");
   Value index = named(pid(0), "pid"), batch;
-  if (ps.region->batch) {
-    Value tiles = named(max(mul(cdiv(axisExtent(rank - 2), param("BM")), tilesD), cst(1)), "num_tiles");
-    batch = named(wide(named(div(index, tiles), "bid")), "pid_b");
-    index = named(rem(index, tiles), "tile");
-  }
+  if (ps.region->batch)
+    std::tie(index, batch) =
+        splitBatch(index, named(max(mul(cdiv(axisExtent(rank - 2), param("BM")), tilesD), cst(1)), "num_tiles"));
   Value pidM = named(div(index, tilesD), "pid_m");
   Value pidD = named(rem(index, tilesD), "pid_d");
   Value rows = tileRange(mul(pidM, param("BM")), "BM", "rm");
@@ -409,7 +407,8 @@ void ProgramBuilder::matmul() {
       single, [&] { outputTile(named(pid(0), "pid")); },
       [&] {
         // Every (batch, tile) work item: the workers balance across batches too.
-        Value items = contractionTiles(m, m + 1, "BM", "BN");
+        Value tilesM = cdiv(axisExtent(m), param("BM"));
+        Value items = mul(tilesM, cdiv(axisExtent(m + 1), param("BN")));
         for (int a = 0; a < m; ++a)
           items = mul(items, axisExtent(a));
         auto walk = b.create<igpu::PersistentOp>(loc, named(items, m ? "num_work" : "num_tiles"), "pid");
