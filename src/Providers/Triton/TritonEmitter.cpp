@@ -2152,6 +2152,25 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "def _opts(cand):\n"
         "    \"\"\"A candidate's launch options (warps, stages, CTAs per cluster).\"\"\"\n"
         "    return dict(num_warps=cand[\"NUM_WARPS\"], num_stages=cand.get(\"NUM_STAGES\", 1), num_ctas=cand.get(\"NUM_CTAS\", 1))\n\n";
+  os << "_GRID_CAPS = (2 ** 31 - 1, 65535, 65535)\n\n"
+        "def _grid_error(g):\n"
+        "    \"\"\"Why CUDA cannot launch grid g, or None.\"\"\"\n"
+        "    for d, (n, cap) in enumerate(zip(g, _GRID_CAPS)):\n"
+        "        if n > cap:\n"
+        "            return (f\"the grid needs {n} programs along dimension {d}, more than CUDA launches ({cap}): \"\n"
+        "                    \"the candidate's tiles are too small for these extents\")\n"
+        "    return None\n\n"
+        "def _fits(g):\n"
+        "    if _grid_error(g):\n"
+        "        raise ValueError(_grid_error(g))\n"
+        "    return g\n\n"
+        "def _grid_failure(grid, cand, extra):\n"
+        "    \"\"\"The ValueError of cand's grid on these arguments, or None where it launches.\"\"\"\n"
+        "    try:\n"
+        "        grid(dict(_meta(cand), **extra))\n"
+        "        return None\n"
+        "    except ValueError as e:\n"
+        "        return e\n\n";
   os << "def _config(cand):\n"
         "    return triton.Config(_meta(cand), **_opts(cand)" << (hostDesc ? ", pre_hook=_set_blocks" : "") << ")\n\n";
   std::string gridExpr;
@@ -2182,24 +2201,41 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     // Persistent candidates launch at most WORKERS programs over the (batch, tile) work items.
     gridExpr = "(min(triton.cdiv(_ext_m, META['BM']) * triton.cdiv(_ext_n, META['BN'])" +
                std::string(ps.contraction->batchAxes() ? " * _ext_b" : "") +
-               ", META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 31 - 1), 1, META['SPLIT_K'])";
+               ", META['WORKERS'] if META['WORKERS'] > 1 else 2 ** 63), 1, META['SPLIT_K'])";
     break;
   }
   }
+  // Grids past what CUDA launches fail with a named reason before any launch (the
+  // driver's "invalid argument" names none; the interpreter would run them for hours).
+  std::string gridLine = "    grid = lambda META: _fits(" + gridExpr + ")\n";
   std::vector<std::string> restore;
   for (unsigned i = 0; i < kernel.getNumArguments(); ++i)
     if (auto v = dyn_cast<kir::ViewType>(kernel.getArgumentTypes()[i]))
       if (v.getAccess() == kir::Access::InOut)
         restore.push_back("\"" + e.names.kernelArgument(i) + "\"");
   std::string jitName = name + "_kernel";
+  os << "_KEY = [" << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
+     << "]\n_RESTORE = [" << llvm::join(restore, ", ") << "]\n\n";
   os << "KERNEL = triton.autotune(\n    configs=[_config(c) for c in CANDIDATES"
      << (ps.kind == StructureKind::Matmul
              ? std::string(" if c.get(\"SPLIT_K\", 1) == 1") + (once.empty() ? "" : " and not c[\"PROLOGUE_ONCE\"]") +
                    "] or [_config(CANDIDATES[0])"
              : std::string())
-     << "],\n    key=["
-     << [&] { std::string s; for (auto &k : keyNames) s += "\"" + k + "\", "; return s; }()
-     << "],\n    restore_value=[" << llvm::join(restore, ", ") << "],\n)(" << jitName << ")\n\n";
+     << "],\n    key=_KEY,\n    restore_value=_RESTORE,\n)(" << jitName << ")\n\n";
+  // Triton's autotuner remembers a winner per key, and eligibility (descriptor alignment, grid
+  // limits) is not in the key: narrowing KERNEL's configs in place would let a later launch
+  // reuse a winner its arguments cannot run.
+  os << "_NARROWED = {}\n\n"
+        "def _autotuned(cands):\n"
+        "    \"\"\"KERNEL when every candidate it tunes is eligible for these arguments, else an autotuner of\n"
+        "    the same key over the eligible ones (one per candidate set, each with its own winners).\"\"\"\n"
+        "    if len(cands) == len(KERNEL.configs):\n"
+        "        return KERNEL\n"
+        "    ids = tuple(CANDIDATES.index(c) for c in cands)\n"
+        "    if ids not in _NARROWED:\n"
+        "        _NARROWED[ids] = triton.autotune(configs=[_config(c) for c in cands], key=_KEY,\n"
+        "                                         restore_value=_RESTORE)(" << jitName << ")\n"
+        "    return _NARROWED[ids]\n\n";
   // Only lanes inside every extent are unmasked, so only their offsets must fit; a masked
   // lane's offset may wrap (32-bit arithmetic wraps; it is never dereferenced). A per-axis
   // tile overrun counted in, as before, made every tensor with an outer stride of 2^17 or
@@ -2269,7 +2305,7 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     if (batchedMM)
       os << "    _ext_b = " << batchCount(e, ps.contraction->batchAxes()) << "\n";
     os << "    extra['ws'] = None\n    extra['sem'] = None\n";
-    os << "    grid = lambda META: " << gridExpr << "\n";
+    os << gridLine;
     // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
     os << "    wshape = ((" << (batchedMM ? "_ext_b" : "1") << ", _ext_m, _ext_n), "
        << aName << ".device)\n";
@@ -2277,12 +2313,12 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
     // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
     size_t merged = splitPartials(ps, kernel.getBody().front()).size();
     std::string lanes = mergeLanes(*mergeLanesName).width;
-    os << "    grid = lambda META: " << gridExpr << "\n";
+    os << gridLine;
     Value firstView = *llvm::find_if(kernel.getArguments(), [](Value a) { return isa<kir::ViewType>(a.getType()); });
     os << "    wshape = (" << lanes << ", " << merged << ", " << e.launchName(firstView) << ".device)\n";
   } else {
     os << "    wshape = None\n";
-    os << "    grid = lambda META: " << gridExpr << "\n";
+    os << gridLine;
   }
   if (tma)
     os << "    tma_ok = _tma_ok(" << params << ")\n";
@@ -2515,6 +2551,10 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   os << "    args, extra, grid, tma_ok, empty, wshape = _prepare(" << params << ")\n";
   os << "    if empty:\n        return\n";
   os << "    cands = [c for c in CANDIDATES if tma_ok or not c.get(\"USE_TENSOR_DESCRIPTOR\", 0)]\n";
+  os << "    failures = [_grid_failure(grid, c, extra) for c in cands]\n"
+        "    if cands and all(failures):\n"
+        "        raise failures[0]\n"
+        "    cands = [c for c, f in zip(cands, failures) if f is None]\n";
   if (ps.kind == StructureKind::Matmul)
     os << "    # Split-K" << (once.empty() ? "" : " and prologue-once")
        << " candidates need a workspace per configuration: Triton's autotuner cannot run them.\n"
@@ -2530,17 +2570,13 @@ bool providers::emitTritonPython(kir::KernelOp kernel, const ProgramStructure &p
   if (hostDesc)
     os << "    extra.update(_descs({\"USE_TENSOR_DESCRIPTOR\": int(tma_ok), \"BM\": 16, \"BN\": 16, \"BK\": 16}, "
        << params << "))\n";
-  os << "    if len(cands) != len(CANDIDATES):\n"
-        "        # Only declared pointer-form candidates remain eligible for these tensors.\n"
-        "        if len(cands) == 1:\n"
-        "            _run_candidate(cands[0], " << argTuple << ")\n"
-        "            return\n"
-        "        global _TUNED\n"
-        "        KERNEL.configs = [_config(c) for c in cands]\n";
+  os << "    if len(cands) == 1 and len(cands) != len(CANDIDATES):  # nothing left to tune\n"
+        "        _run_candidate(cands[0], " << argTuple << ")\n"
+        "        return\n";
   if (splitMerge) // room for the widest split among the candidates
     os << "    gs = [grid(dict(_meta(c), **extra)) for c in cands]\n"
           "    extra.update(_split_work((max(g[0] for g in gs), max(g[1] for g in gs)), wshape))\n";
-  os << "    KERNEL[grid](*args, **extra)\n\n";
+  os << "    _autotuned(cands)[grid](*args, **extra)\n\n";
   os << "def prepare(" << params << "):\n"
         "    \"\"\"Resolves (tuning if needed) the winner for these shapes without launching.\"\"\"\n"
         "    if _use_runtime():\n        _validated(" << argTuple

@@ -2,6 +2,7 @@
 count that grows with the problem (column tiles, batches) is a factor of dimension 0. The grid of every
 candidate at extents past that limit, computed by the launcher without launching (the interpreter does
 not enforce the limit; scripts/gpu launches these shapes on the GPU)."""
+import json
 import os
 
 import pytest
@@ -91,3 +92,90 @@ def test_flattened_tiles_cover_every_element(compile_kir, split):
     assert grid(meta) == (-(-m // 2) * -(-n // 8),)
     mod.add1d_kernel[grid(meta)](*args, **meta)
     torch.testing.assert_close(z, x + y, rtol=0, atol=0)
+
+
+# Tiles of one element over 2^31 + 3 of them: more programs than dimension 0 launches.
+PAST = 2**31 + 3
+ONE_PER_PROGRAM = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0]
+WIDE = [1, 1024, 1, 1, 1, 1, 1, 4, 3, 1, 0]
+TOO_MANY = ("the grid needs 2147483651 programs along dimension 0, more than CUDA launches (2147483647): "
+            "the candidate's tiles are too small for these extents")
+
+
+def add1d_with_rows(compile_kir, tmp_path, rows):
+    cfg = tmp_path / "rows.json"
+    cfg.write_text(json.dumps({"triton": {"pointwise_narrow": rows}}))
+    return compile_kir(GRID_KIR, target="triton", extra_args=("--tuning-config", str(cfg)))["add1d"]
+
+
+def past_dimension_0():
+    """(x, y, z) of add1d with PAST elements: broadcast inputs and an output never touched (nothing is
+    launched on them), so no memory is committed."""
+    one = torch.ones(1, dtype=torch.int8).expand(PAST)
+    return one, one, torch.empty(PAST, dtype=torch.int8)
+
+
+class Recorder:
+    """Stands in for a JIT function: records the grid of each launch and launches nothing."""
+
+    def __init__(self):
+        self.grids = []
+
+    def __getitem__(self, grid):
+        self.grids.append(grid)
+        return lambda *a, **k: None
+
+
+def test_a_grid_past_dimension_0_is_named_before_any_launch(compile_kir, tmp_path, monkeypatch):
+    mod = add1d_with_rows(compile_kir, tmp_path, [ONE_PER_PROGRAM, WIDE])
+    tiny, wide = mod.CANDIDATES
+    args = past_dimension_0()
+    spy = Recorder()
+    monkeypatch.setattr(mod, "add1d_kernel", spy)
+    with pytest.raises(ValueError) as bound:
+        mod.bind(tiny, *args)
+    with pytest.raises(ValueError) as run:
+        mod._run_candidate(tiny, args)
+    assert str(bound.value) == str(run.value) == TOO_MANY
+    mod.bind(wide, *args)()
+    assert spy.grids == [(-(-PAST // 1024),)]
+
+
+def test_the_autotuned_launch_keeps_the_candidates_whose_grid_fits(compile_kir, tmp_path, monkeypatch):
+    monkeypatch.setenv("INTENT_RUNTIME", "0")
+    mod = add1d_with_rows(compile_kir, tmp_path, [ONE_PER_PROGRAM, WIDE])
+    spy = Recorder()
+    monkeypatch.setattr(mod, "add1d_kernel", spy)
+    mod.launch(*past_dimension_0())
+    assert spy.grids == [(-(-PAST // 1024),)]
+    (tmp_path / "tiny").mkdir()
+    only_tiny = add1d_with_rows(compile_kir, tmp_path / "tiny", [ONE_PER_PROGRAM])
+    with pytest.raises(ValueError) as e:
+        only_tiny.launch(*past_dimension_0())
+    assert str(e.value) == TOO_MANY
+
+
+def test_the_runtime_tuner_names_the_grid_it_cannot_launch(compile_kir, tmp_path, monkeypatch):
+    """The trial of the candidate whose grid does not fit fails with the reason (kept with the
+    timings); the other one wins and is the only one launched."""
+    monkeypatch.setenv("INTENT_WINNERS", "file")
+    monkeypatch.setenv("INTENT_WINNERS_FILE", str(tmp_path / "winners.json"))
+    monkeypatch.delenv("INTENT_RUNTIME", raising=False)
+    mod = add1d_with_rows(compile_kir, tmp_path, [ONE_PER_PROGRAM, WIDE])
+    spy = Recorder()
+    monkeypatch.setattr(mod, "add1d_kernel", spy)
+    mod.launch(*past_dimension_0())
+    timings = mod._tuned().last_timings
+    assert [(t["status"], t["message"]) for t in timings] == [("failed", "ValueError: " + TOO_MANY), ("ok", None)]
+    assert set(spy.grids) == {(-(-PAST // 1024),)}
+
+
+def test_narrowed_candidates_get_their_own_autotuner(compile_kir, tmp_path):
+    """Triton's autotuner keeps a winner per key, and eligibility is not in the key: the launcher
+    never narrows KERNEL's configs in place (a later launch could reuse a winner it cannot run)."""
+    mod = add1d_with_rows(compile_kir, tmp_path, [ONE_PER_PROGRAM, WIDE, [1, 2048, 1, 1, 1, 1, 1, 4, 3, 1, 0]])
+    assert mod._autotuned(list(mod.CANDIDATES)) is mod.KERNEL
+    narrowed = mod._autotuned(mod.CANDIDATES[1:])
+    assert narrowed is not mod.KERNEL and mod._autotuned(mod.CANDIDATES[1:]) is narrowed
+    assert [c.kwargs["OWN_N"] for c in narrowed.configs] == [1024, 2048]
+    assert len(mod.KERNEL.configs) == 3
