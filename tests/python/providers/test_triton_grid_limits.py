@@ -179,3 +179,16 @@ def test_narrowed_candidates_get_their_own_autotuner(compile_kir, tmp_path):
     assert narrowed is not mod.KERNEL and mod._autotuned(mod.CANDIDATES[1:]) is narrowed
     assert [c.kwargs["OWN_N"] for c in narrowed.configs] == [1024, 2048]
     assert len(mod.KERNEL.configs) == 3
+
+
+def test_a_gemm_with_more_tiles_than_dimension_0_launches(compile_kir):
+    """2^31 one-tile products: one program per tile cannot launch (its grid was once capped at 2^31 - 1,
+    silently skipping the last tile); persistent programs stride over all of them."""
+    mod = compile_kir(os.path.join(EXAMPLES, "batched_gemm.kir"), target="triton")["batched_gemm"]
+    b = 2**31
+    one = torch.empty(1, 1, 1, dtype=torch.float16).expand(b, 1, 1)
+    _, extra, grid, _, _, _ = mod._prepare(one, one, torch.empty(b, 1, 1, dtype=torch.float16))
+    with pytest.raises(ValueError) as e:
+        grid(dict(extra, BM=16, BN=16, WORKERS=1, SPLIT_K=1))
+    assert str(e.value).startswith("the grid needs 2147483648 programs along dimension 0,")
+    assert grid(dict(extra, BM=16, BN=16, WORKERS=132, SPLIT_K=1)) == (132, 1, 1)
