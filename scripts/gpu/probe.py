@@ -25,7 +25,8 @@ f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads m
 before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
 with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), vectors (a vector's total and
 a dot product with many splits), vecmat (vector-matrix against the column sum), axesidx (reductions over several axes with
-64- and 32-bit offsets), dump, maxnreg.
+64- and 32-bit offsets), rowstream (256x65536 row sums: stream-K programs over equal parts of the array and TMA rows),
+dump, maxnreg.
 """
 import importlib.util
 import json
@@ -1728,6 +1729,82 @@ def rowrotate_probe():
     for the same memory channels? Each program's chunk order rotated by its row (1 or 3 chunks per row)."""
     _long_row_variants("rowrotate", {f"rot{k}": _rotated_chunks(k) for k in (1, 3)})
 
+@triton.jit
+def _stream_row_sum(x, out, total, ROW: tl.constexpr, UNIT: tl.constexpr, BLOCK: tl.constexpr):
+    # Stream-K over the flat array: program p of P sums units [p * U / P, (p + 1) * U / P), which
+    # cover at most two rows (a program's range is shorter than a row), and adds each row's part
+    # to the output (atomics: a timing probe, not a merge order a reduction policy allows).
+    pid = tl.program_id(0).to(tl.int64)
+    P = tl.num_programs(0)
+    units = total // UNIT
+    start = pid * units // P * UNIT
+    end = (pid + 1) * units // P * UNIT
+    row0 = start // ROW
+    mid = tl.minimum((row0 + 1) * ROW, end)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for s in range(start, mid, BLOCK):
+        offs = s + tl.arange(0, BLOCK)
+        acc += tl.load(x + offs, mask=offs < mid, other=0.0, eviction_policy="evict_first")
+    tl.atomic_add(out + row0, tl.sum(acc, 0))
+    if mid < end:
+        acc = tl.zeros([BLOCK], tl.float32)
+        for s in range(mid, end, BLOCK):
+            offs = s + tl.arange(0, BLOCK)
+            acc += tl.load(x + offs, mask=offs < end, other=0.0, eviction_policy="evict_first")
+        tl.atomic_add(out + row0 + 1, tl.sum(acc, 0))
+
+
+@triton.jit
+def _tma_row_sum(desc, out, SUB: tl.constexpr, RB: tl.constexpr, STAGES: tl.constexpr):
+    # One program per row, the row read as SUB rows of 256 of a [rows * SUB, 256] descriptor,
+    # RB of them (RB * 256 elements) per pipelined TMA load.
+    r = tl.program_id(0)
+    acc = tl.zeros([RB, 256], tl.float32)
+    for k in tl.range(0, SUB, RB, num_stages=STAGES):
+        acc += desc.load([r * SUB + k, 0])
+    tl.store(out + r, tl.sum(tl.sum(acc, 1), 0))
+
+
+def rowstream_probe():
+    """Row sums of 256x65536: is the last 2-3% the imbalance of 256 rows on 132 SMs (124 SMs read two
+    rows, 8 read one)? Stream-K programs over equal parts of the flat array (2-4 per SM), and one
+    program per row reading through pipelined TMA loads, against the shipped winner and torch in
+    8 rotating rounds; each variant's error against an f64 sum first."""
+    m = load("row_sum")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        y = torch.empty(M, device="cuda")
+        fns = {"torch": lambda x=x: x.sum(1),
+               "shipped": m.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y)}
+        for per_sm, warps, block in [(2, 16, 8192), (2, 8, 4096), (3, 8, 4096), (4, 8, 4096), (4, 4, 2048)]:
+            P = per_sm * sms
+            fns[f"stream P={P} w{warps} B{block}"] = (
+                lambda x=x, y=y, P=P, w=warps, b=block:
+                _stream_row_sum[(P,)](x, y, x.numel(), ROW=N, UNIT=256, BLOCK=b, num_warps=w))
+        if N % 256 == 0:
+            sub = N // 256
+            for rb, warps, stages in [(16, 8, 3), (32, 16, 3), (16, 16, 4)]:
+                if sub % rb:
+                    continue
+                desc = TensorDescriptor.from_tensor(x.view(M * sub, 256), [rb, 256])
+                fns[f"tma RB={rb} w{warps} s{stages}"] = (
+                    lambda desc=desc, y=y, rb=rb, w=warps, s=stages, sub=sub:
+                    _tma_row_sum[(M,)](desc, y, SUB=sub, RB=rb, STAGES=s, num_warps=w))
+        errs = {}
+        for k, fn in fns.items():
+            if k == "torch":
+                continue
+            y.zero_()
+            fn()
+            torch.cuda.synchronize()
+            errs[k] = ((y.double() - ref).norm() / ref.norm()).item()
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=8).items():
+            emit(kind="rowstream", shape=f"{M}x{N}", variant=k, err=errs.get(k, 0.0), TBps_median=med,
+                 TBps_min=lo, TBps_max=hi)
+
+
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
     import time
@@ -1951,7 +2028,7 @@ if __name__ == "__main__":
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
              "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe,
-             "attnrows": attnrows_probe}
+             "attnrows": attnrows_probe, "rowstream": rowstream_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
