@@ -10,8 +10,11 @@ APT_PACKAGES=(
   libzstd-dev zlib1g-dev libcli11-dev libspdlog-dev nlohmann-json3-dev libsqlite3-dev sqlite3 doctest-dev libasio-dev
   valgrind python3 python3-pip
 )
-# module:package (the import name is checked, the package is installed)
-PIP_PACKAGES=(pytest:pytest xdist:pytest-xdist numpy:numpy torch:torch triton:triton)
+# module:package (the import name is checked; a missing one is installed at the version the test
+# suite last passed with, so a new PyPI release cannot change a fresh machine's CPU interpreter;
+# packages already present are left as they are). torch 2.15 brings triton 3.9 (the lent H200 has
+# torch 2.11 / triton 3.6: the GPU harness runs there with those).
+PIP_PACKAGES=(pytest:pytest==9.2.0 xdist:pytest-xdist==3.8.0 numpy:numpy==2.4.6 torch:torch==2.15.0 triton:triton==3.9.0)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
