@@ -429,10 +429,12 @@ std::string Emitter::combineFn(Operation *op) {
   return fn;
 }
 
+namespace {
 /// A Python literal (`1.5`, `-2`, `float('inf')`) rather than a tensor expression.
 bool isLiteralExpr(const std::string &v) {
   return v.find_first_not_of("0123456789.-") == std::string::npos || v.rfind("float(", 0) == 0;
 }
+} // namespace
 
 void Emitter::store(kir::StoreOp st) {
   auto [off, mask] = address(st.getView());
@@ -451,30 +453,24 @@ void Emitter::store(kir::StoreOp st) {
                        : "tl.store(" + ptr + ", " + val + ", mask=" + mask + ")");
 }
 
-
 //===----------------------------------------------------------------------===//
 // Kernel bodies per structure
 //===----------------------------------------------------------------------===//
-
-struct KernelText {
-  std::string signature;               ///< kernel parameters (without constexprs)
-  std::vector<std::string> constexprs; ///< physical parameter names
-  std::string body;
-  std::vector<std::string> helpers;
-};
-
+namespace {
 /// A fragment extent, step or accumulator extent: an integer or a parameter symbol.
 std::string extentExpr(Attribute d) {
   if (auto i = dyn_cast<IntegerAttr>(d))
     return std::to_string(i.getInt());
   return cast<StringAttr>(d).str();
 }
+} // namespace
 
 /// A dimension as a Python expression: its static value or its symbol's Python name.
 std::string dimExpr(Attribute d, const providers::PythonNames &names) {
   return kir::isStaticDim(d) ? std::to_string(kir::staticDimValue(d)) : names.symbol(kir::symbolicDimName(d));
 }
 
+namespace {
 /// The digits of `flat` in the mixed radix `extents` (the first outermost, the last
 /// fastest), each but the first bound to a name prefixed `digit`; the quotients carried
 /// between them are bound with the prefix `rest`.
@@ -528,6 +524,7 @@ std::string extentProduct(const ProgramStructure &ps, const providers::PythonNam
     r += (r.empty() ? "" : " * ") + dimExpr(ps.extents[i], names);
   return r.empty() ? "1" : r;
 }
+} // namespace
 
 std::string rowsExpr(const ProgramStructure &ps, const providers::PythonNames &names) {
   return extentProduct(ps, names, 0, ps.firstColAxis());
@@ -537,12 +534,14 @@ std::string colsExpr(const ProgramStructure &ps, const providers::PythonNames &n
   return extentProduct(ps, names, ps.firstColAxis(), ps.extents.size());
 }
 
+namespace {
 void emitStores(Emitter &e, Block &body, llvm::function_ref<bool(kir::StoreOp)> filter) {
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op))
       if (filter(st))
         e.store(st);
 }
+} // namespace
 
 /// Where split partials live (`igpu.split_merge` lanes): rows of a row
 /// reduction, kept columns of a column sum, or one lane for a total.
@@ -564,6 +563,7 @@ std::optional<std::string> splitMergeLanes(kir::KernelOp kernel) {
   return lanes;
 }
 
+namespace {
 /// Split programs merge their partial results of the selected stores in one
 /// launch: with one split the program stores directly; otherwise each writes
 /// its partials to `ws[store, split, lane]` (f32 lanes; i32 bitcast), passes
@@ -633,6 +633,7 @@ void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function
   py.pop();
   py.pop();
 }
+} // namespace
 
 /// Operand `i` of a reduce/scan with its identity in the lanes outside `mask`
 /// (f16/bf16 widened to f32). `tileMask`: `mask` is the tile's validity, whose
@@ -666,6 +667,7 @@ std::string Emitter::padded(Operation *r, unsigned i, bool tileMask, const std::
   return claim ? x : bind("tl.where(" + mask + ", " + x + ", " + ident + ")");
 }
 
+namespace {
 // --- reductions along the innermost axis --------------------------------------
 /// argmax/argmin: a value result plus an index result (padding index 2^31 - 1).
 bool isArgReduce(kir::ReduceOp r) {
@@ -720,6 +722,7 @@ void castResults(Emitter &e, kir::ReduceOp r, std::vector<std::string> &res) {
     v = e.bind(v + ".to(" + tlType(r.getResult(i).getType()) + ")");
   }
 }
+} // namespace
 
 // --- contraction ------------------------------------------------------------------
 /// The M and N extents of a matmul (canonical axes: [batch...,] m, n, k).
@@ -728,6 +731,7 @@ std::pair<std::string, std::string> matmulMN(const ProgramStructure &ps, const p
   return {dimExpr(ps.extents[m], names), dimExpr(ps.extents[m + 1], names)};
 }
 
+namespace {
 /// What igpu.contract and igpu.merge_k read of the contraction: its operands'
 /// names and strides, and the M, N, K extents.
 struct MatmulOperands {
@@ -768,6 +772,7 @@ struct MatmulOperands {
     return r;
   }
 };
+} // namespace
 
 /// The product of the extents of the canonical batch axes (the flattened batch count).
 std::string batchCount(Emitter &e, int nb) {
@@ -777,6 +782,7 @@ std::string batchCount(Emitter &e, int nb) {
   return f.empty() ? "1" : llvm::join(f, " * ");
 }
 
+namespace {
 /// An output tile as the serializer writes it: its coordinate vectors, their
 /// starts (a descriptor's offsets), and the batch (the flattened one, wide, and
 /// its grid id; the coordinate of each batch axis).
@@ -1138,6 +1144,7 @@ private:
   void scan(igpu::ScanOp s);
   void regionContract(igpu::RegionContractOp op);
 };
+} // namespace
 
 std::optional<ProgramEmitter::Expr> ProgramEmitter::indexExpr(Operation *op) {
   if (auto p = dyn_cast<igpu::ProgramIdOp>(op))
@@ -1667,7 +1674,6 @@ std::string emitPrologueKernel(kir::KernelOp kernel, const ProgramStructure &ps,
     sig += ", _pw_s" + std::to_string(d);
   return "@triton.jit\ndef " + fnName + "(" + sig + ", _PR: tl.constexpr, _PC: tl.constexpr):\n" + py.take() + "\n";
 }
-
 
 void emitProgram(Emitter &e, Block &body, igpu::ProgramOp program, bool tma) {
   ProgramEmitter(e, body, tma).run(program);
