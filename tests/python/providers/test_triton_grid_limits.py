@@ -59,23 +59,28 @@ def test_many_heads(compile_kir):
     assert grid(dict(extra, BM=16)) == (70000,)
 
 
+class Recorder:
+    """Stands in for a JIT function: records the grid of each launch and launches nothing."""
+
+    def __init__(self):
+        self.grids = []
+
+    def __getitem__(self, grid):
+        self.grids.append(grid)
+        return lambda *a, **k: None
+
+
 def test_many_prologues(compile_kir, monkeypatch):
     """A prologue run once per operand (PROLOGUE_ONCE) over 70000 batches: its own kernel's grid."""
     mod = compile_kir(os.path.join(HERE, "kir", "gemm_prologue.kir"), target="triton")["bmm_cast_b"]
     b = OVER + 1
     args = (torch.empty(b, 2, 3, dtype=torch.float16), torch.empty(b, 3, 2), torch.empty(b, 2, 2))
-    grids = []
-
-    class Recorder:
-        def __getitem__(self, grid):
-            grids.append(grid)
-            return lambda *a, **k: None
-
-    monkeypatch.setattr(mod, "bmm_cast_b_prologue_b", Recorder())
+    spy = Recorder()
+    monkeypatch.setattr(mod, "bmm_cast_b_prologue_b", spy)
     kernel_args = mod._prepare(*args)[0]
     mod._once_run(kernel_args, mod._once_alloc(*args))
-    assert grids == [(b,)]
-    assert_launchable(grids[0], "prologue")
+    assert spy.grids == [(b,)]
+    assert_launchable(spy.grids[0], "prologue")
 
 
 @pytest.mark.parametrize("split", [1, 3])
@@ -113,17 +118,6 @@ def past_dimension_0():
     launched on them), so no memory is committed."""
     one = torch.ones(1, dtype=torch.int8).expand(PAST)
     return one, one, torch.empty(PAST, dtype=torch.int8)
-
-
-class Recorder:
-    """Stands in for a JIT function: records the grid of each launch and launches nothing."""
-
-    def __init__(self):
-        self.grids = []
-
-    def __getitem__(self, grid):
-        self.grids.append(grid)
-        return lambda *a, **k: None
 
 
 def test_a_grid_past_dimension_0_is_named_before_any_launch(compile_kir, tmp_path, monkeypatch):
