@@ -113,11 +113,11 @@ def add1d_with_rows(compile_kir, tmp_path, rows):
     return compile_kir(GRID_KIR, target="triton", extra_args=("--tuning-config", str(cfg)))["add1d"]
 
 
-def past_dimension_0():
-    """(x, y, z) of add1d with PAST elements: broadcast inputs and an output never touched (nothing is
+def past_dimension_0(n=PAST):
+    """(x, y, z) of add1d with n elements: broadcast inputs and an output never touched (nothing is
     launched on them), so no memory is committed."""
-    one = torch.ones(1, dtype=torch.int8).expand(PAST)
-    return one, one, torch.empty(PAST, dtype=torch.int8)
+    one = torch.ones(1, dtype=torch.int8).expand(n)
+    return one, one, torch.empty(n, dtype=torch.int8)
 
 
 def test_a_grid_past_dimension_0_is_named_before_any_launch(compile_kir, tmp_path, monkeypatch):
@@ -147,6 +147,25 @@ def test_the_autotuned_launch_keeps_the_candidates_whose_grid_fits(compile_kir, 
     with pytest.raises(ValueError) as e:
         only_tiny.launch(*past_dimension_0())
     assert str(e.value) == TOO_MANY
+
+
+def test_the_autotuned_launch_finds_the_eligible_candidates_once_per_set_of_arguments(compile_kir, tmp_path,
+                                                                                      monkeypatch):
+    """Every candidate's grid is evaluated (about 100 us of Python) only when the arguments change."""
+    monkeypatch.setenv("INTENT_RUNTIME", "0")
+    mod = add1d_with_rows(compile_kir, tmp_path, [ONE_PER_PROGRAM, WIDE])
+    spy = Recorder()
+    monkeypatch.setattr(mod, "add1d_kernel", spy)
+    checked = []
+    real = mod._grid_failure
+    monkeypatch.setattr(mod, "_grid_failure", lambda grid, cand, extra: checked.append(cand) or real(grid, cand, extra))
+    args = past_dimension_0()
+    mod.launch(*args)
+    mod.launch(*args)
+    assert len(checked) == 2
+    mod.launch(*past_dimension_0(PAST + 1024))
+    assert len(checked) == 4
+    assert spy.grids == [(-(-PAST // 1024),)] * 2 + [(-(-(PAST + 1024) // 1024),)]
 
 
 def test_the_runtime_tuner_names_the_grid_it_cannot_launch(compile_kir, tmp_path, monkeypatch):
