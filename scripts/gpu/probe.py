@@ -26,6 +26,10 @@ before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahe
 with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), vectors (a vector's total and
 a dot product with many splits), vecmat (vector-matrix against the column sum), axesidx (reductions over several axes with
 64- and 32-bit offsets), rowstream (256x65536 row sums: stream-K programs over equal parts of the array and TMA rows),
+rowmlp (long-row sums: the chunk loop without masks and loading several chunks before adding),
+rowmerge (long-row sums split across programs: the merge's arrival ordered, relaxed or left out), rowsplitorder
+(long-row sums split across programs, a row's splits launched consecutively), rowlayout (64 MiB row sums
+of both shapes and of the long rows' memory read as short rows, in the same rounds),
 dump, maxnreg.
 """
 import importlib.util
@@ -1805,6 +1809,235 @@ def rowstream_probe():
                  TBps_min=lo, TBps_max=hi)
 
 
+# The chunk loop of the generated long-row branch, as the serializer writes it (probe.py rowmlp edits it).
+_ROW_LOOP = """        for c0 in range(c_lo, c_hi, RED_N):
+            cols = (c0 + tl.arange(0, RED_N)).to(IDXT)[None, :]
+            cmask = (cols < C) & (cols >= 0)
+            v3 = tl.load(x + (rows) * x_s0 + (cols) * x_s1, mask=(rmask) & (cmask), other=0.0, eviction_policy="evict_first")
+            acc0_0 = _combine_0(acc0_0, v3)
+"""
+_UNMASKED = ('            v3 = tl.load(x + (tl.minimum(rows, R - 1)) * x_s0 + (cols) * x_s1, '
+             'eviction_policy="evict_first")\n')
+
+
+def _row_loop_variant(unmasked, unroll):
+    """Edit of row_sum's chunk loop: `unmasked` runs the whole chunks without masks (rows clamped to
+    the last row instead, their sums never stored) before a masked loop over the last partial chunk;
+    `unroll` loads that many chunks per iteration before adding any of them."""
+    def body(masked, k):
+        cols = f"(c0 + {k} * RED_N + tl.arange(0, RED_N)).to(IDXT)[None, :]"
+        if masked:
+            return (f"            cols = {cols}\n"
+                    f"            v3_{k} = tl.load(x + (rows) * x_s0 + (cols) * x_s1, mask=(rmask) & (cols < c_hi), "
+                    f"other=0.0, eviction_policy=\"evict_first\")\n")
+        return f"            cols = {cols}\n" + _UNMASKED.replace("v3 =", f"v3_{k} =")
+
+    def loop(lo, hi, masked, k):
+        adds = "".join(f"            acc0_0 = _combine_0(acc0_0, v3_{j})\n" for j in range(k))
+        return (f"        for c0 in range({lo}, {hi}, {k} * RED_N):\n"
+                + "".join(body(masked, j) for j in range(k)) + adds)
+
+    def edit(src):
+        assert src.count(_ROW_LOOP) == 1
+        if unmasked:
+            new = ("        c_full = c_lo + (c_hi - c_lo) // (%d * RED_N) * (%d * RED_N)\n" % (unroll, unroll)
+                   + loop("c_lo", "c_full", False, unroll) + loop("c_full", "c_hi", True, 1))
+        else:
+            new = loop("c_lo", "c_hi", True, unroll)
+        return src.replace(_ROW_LOOP, new)
+    return edit
+
+
+def _loads_in_flight(sass):
+    """Global loads outstanding when each load's result is first read, over `sass` in program order:
+    (mean, max). A loop that adds a chunk's first load before issuing its others reads ~1."""
+    pending, live, seen = {}, set(), []
+
+    def consume(r):
+        lid = pending[r]
+        seen.append(len(live))
+        live.discard(lid)
+        for q in [q for q, v in pending.items() if v is lid]:
+            del pending[q]
+
+    for ln in sass.splitlines():
+        if not re.search(r"/\*[0-9a-f]{4}\*/", ln):
+            continue
+        ins = re.sub(r"^@!?U?P\w+\s+", "", ln.split("*/", 1)[1].split(";")[0].strip())
+        op, _, rest = ins.partition(" ")
+        regs = [int(r) for r in re.findall(r"\bR(\d+)\b", rest)]
+        reads_all = op.startswith(("ST", "BRA", "ISETP", "FSETP"))
+        for r in (regs if reads_all else regs[1:]):
+            if r in pending:
+                consume(r)
+        if op.startswith("LDG") and regs:
+            lid = object()
+            for k in range(4 if ".128" in op else 2 if ".64" in op else 1):
+                pending[regs[0] + k] = lid
+            live.add(lid)
+        elif regs and not reads_all and regs[0] in pending:  # overwritten before any read
+            consume(regs[0])
+    return (sum(seen) / len(seen), max(seen)) if seen else (0.0, 0)
+
+
+def _sass_loops(jit):
+    """(warps, registers, loads in flight (mean, max)) of every compiled kernel of `jit`."""
+    return [(ck.metadata.num_warps, ck.n_regs, _loads_in_flight(ck.asm["sass"]))
+            for cache in jit.device_caches.values() for ck in cache[0].values()]
+
+
+def rowmlp_probe():
+    """Long-row sums: the generated chunk loop's SASS adds a chunk's first load before issuing its
+    other loads (masked loads zero their registers first), so each iteration waits on memory twice.
+    Variants of the loop (whole chunks without masks; 2 chunks loaded per iteration; both) at several
+    warps / RED_N, against the generated kernel and torch, 8 rotating rounds; each output checked
+    against an f64 sum, and each kernel's registers and loads in flight emitted."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    mods = {"generated": load("row_sum")}
+    for tag, um, un in [("unmasked", True, 1), ("unroll2", False, 2), ("unmasked_unroll2", True, 2),
+                        ("unmasked_unroll4", True, 4)]:
+        mods[tag] = variant_module("row_sum", tag, _row_loop_variant(um, un))
+    cfgs = [(16, 8192), (8, 4096), (32, 8192), (16, 4096)]
+    for M, N in [(256, 65536), (8192, 8192), (250, 65000)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for tag, m in mods.items():
+            for w, rn in cfgs:
+                y = torch.full((M,), float("nan"), device="cuda")
+                run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
+                run()
+                err = ((y.double() - ref).norm() / ref.norm()).item()
+                emit(kind="rowmlp_check", shape=f"{M}x{N}", variant=f"{tag} w{w} R{rn}", err=err)
+                if err < 1e-5:
+                    fns[f"{tag} w{w} R{rn}"] = run
+        if (M, N) == (256, 65536):
+            for tag, m in mods.items():
+                for w, regs, (mean, most) in _sass_loops(m.row_sum_kernel):
+                    emit(kind="rowmlp_sass", variant=tag, warps=w, regs=regs, loads_in_flight=mean, most=most)
+        if (M, N) == (250, 65000):
+            continue  # ragged: checked only
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowmlp", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+_MERGE_ARRIVAL = ('            tl.debug_barrier()\n'
+                  '            if tl.atomic_add(sem + pid, 1, sem="acq_rel", scope="gpu") == ns - 1:\n')
+
+
+def _merge_variant(kind):
+    """Edit of row_sum's split merge: `release` arrives with a release RMW and the last arriver
+    acquires with a second RMW; `relaxed` orders nothing (a timing bound, not a correct merge);
+    `none` stores the partials and merges nothing (the split structure's floor; output wrong)."""
+    new = {"release": ('            tl.debug_barrier()\n'
+                       '            if tl.atomic_add(sem + pid, 1, sem="release", scope="gpu") == ns - 1:\n'
+                       '                tl.atomic_add(sem + pid, 0, sem="acquire", scope="gpu")\n'),
+           "relaxed": _MERGE_ARRIVAL.replace('"acq_rel"', '"relaxed"'),
+           "none": '            if ns == 0:\n'}[kind]
+
+    def edit(src):
+        assert src.count(_MERGE_ARRIVAL) == 1
+        return src.replace(_MERGE_ARRIVAL, new)
+    return edit
+
+
+def rowmerge_probe():
+    """Long-row sums split across programs: how much of a split's loss is the merge? The generated
+    split merge, a release/acquire arrival, a relaxed one (unordered: a bound) and none at all
+    (partials only), at SPLIT 8-32, against the unsplit generated kernel, its whole-chunk loop
+    without masks loading two chunks per iteration (rowmlp), and torch; 8 rotating rounds.
+    8192x8192: the unsplit kernel at 16 and 32 warps."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    gen = load("row_sum")
+    mods = {"generated": gen, "unmasked_unroll2": variant_module("row_sum", "uu2", _row_loop_variant(True, 2))}
+    mods.update({k: variant_module("row_sum", f"merge_{k}", _merge_variant(k)) for k in ("release", "relaxed", "none")})
+    runs = {(256, 65536): [("generated", 16, 8192, 1), ("unmasked_unroll2", 16, 8192, 1), ("unmasked_unroll2", 16, 4096, 1)]
+            + [(k, w, rn, s) for k in ("generated", "release", "relaxed", "none")
+               for w, rn, s in [(8, 4096, 8), (8, 4096, 16), (4, 2048, 16), (4, 2048, 32)]],
+            (8192, 8192): [("generated", 16, 8192, 1), ("generated", 32, 8192, 1), ("unmasked_unroll2", 32, 8192, 1)]}
+    for (M, N), rows in runs.items():
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for tag, w, rn, s in rows:
+            y = torch.full((M,), float("nan"), device="cuda")
+            run = mods[tag].bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=s), x, y)
+            run()
+            name = f"{tag} w{w} R{rn} S{s}"
+            err = ((y.double() - ref).norm() / ref.norm()).item()
+            emit(kind="rowmerge_check", shape=f"{M}x{N}", variant=name, err=err)
+            fns[name] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowmerge", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def _split_fastest(src):
+    """Edit of row_sum: the launch's linear program order walks a row's splits before the next row
+    (consecutive programs read consecutive parts of one row, as 65536x256's programs read
+    consecutive rows), instead of one split of every row before the next split."""
+    d = src.index("def row_sum_kernel(")
+    body = src[d:]
+    assert body.count("    pid = tl.program_id(0)\n") == 1
+    body = body.replace("    pid = tl.program_id(0)\n",
+                        "    lin = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)\n"
+                        "    pid = lin // tl.num_programs(1)\n"
+                        "    sid = lin % tl.num_programs(1)\n", 1)
+    head, rest = body.split("    sid = lin % tl.num_programs(1)\n", 1)
+    e = rest.index("\nCANDIDATES")
+    return src[:d] + head + "    sid = lin % tl.num_programs(1)\n" + rest[:e].replace("tl.program_id(1)", "sid") + rest[e:]
+
+
+def rowsplitorder_probe():
+    """Long-row sums split across programs, by launch order: does reading a compact moving window
+    (a row's splits consecutive, as 65536x256's rows are) lift 256x65536? The generated split merge
+    and no merge (partials only: the floor), each in the launch's order and split-fastest, against
+    the unsplit generated kernel and torch; 8 rotating rounds."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    mods = {"generated": load("row_sum"), "none": variant_module("row_sum", "so_none", _merge_variant("none"))}
+    mods.update({k + "_splitfirst": variant_module("row_sum", f"so_{k}", lambda s, k=k: _split_fastest(
+        _merge_variant("none")(s) if k == "none" else s)) for k in ("generated", "none")})
+    M, N = 256, 65536
+    x = torch.randn(M, N, device="cuda")
+    ref = x.double().sum(1)
+    fns = {"torch": lambda x=x: x.sum(1)}
+    rows = [("generated", 16, 8192, 1)] + [(k, w, rn, s) for k in mods
+                                           for w, rn, s in [(4, 2048, 16), (4, 2048, 32), (8, 4096, 16)]]
+    for tag, w, rn, s in rows:
+        y = torch.full((M,), float("nan"), device="cuda")
+        run = mods[tag].bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=s), x, y)
+        run()
+        name = f"{tag} w{w} R{rn} S{s}"
+        emit(kind="rowsplitorder_check", variant=name, err=((y.double() - ref).norm() / ref.norm()).item())
+        fns[name] = run
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+        emit(kind="rowsplitorder", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def rowlayout_probe():
+    """64 MiB row sums by shape, in the same rotating rounds: 65536x256 has read 3.0-3.16 TB/s where
+    256x65536 reads 2.83-2.97. The shipped long-row kernel; split programs reading 8 KiB each in
+    65536x256's order with no merge (partials only); the 65536x256 kernel on its own tensor and on the
+    256x65536 tensor's memory viewed as 65536x256 (sums of 256-element pieces: a timing only). Do the
+    same bytes read in the same order read alike?"""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    gen = load("row_sum")
+    none_sf = variant_module("row_sum", "lay_none_sf", lambda s: _split_fastest(_merge_variant("none")(s)))
+    long = torch.randn(256, 65536, device="cuda")
+    short = torch.randn(65536, 256, device="cuda")
+    y_long, y_short, y_view = (torch.empty(256, device="cuda"), torch.empty(65536, device="cuda"),
+                               torch.empty(65536, device="cuda"))
+    fns = {"torch 256x65536": lambda: long.sum(1), "torch 65536x256": lambda: short.sum(1),
+           "long w16 R8192": gen.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), long, y_long),
+           "long split-first no merge w4 R2048 S32": none_sf.bind(dict(NUM_WARPS=4, OWN_M=1, RED_N=2048, SPLIT=32),
+                                                                 long, y_long)}
+    for own, w in [(8, 8), (8, 4)]:
+        cfg = dict(NUM_WARPS=w, OWN_M=own, RED_N=256, SPLIT=1)
+        fns[f"short M{own} w{w}"] = gen.bind(cfg, short, y_short)
+        fns[f"long viewed as short M{own} w{w}"] = gen.bind(cfg, long.view(65536, 256), y_view)
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), 256 * 65536 * 4 / 1e9, rounds=rounds).items():
+        emit(kind="rowlayout", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
     import time
@@ -2028,7 +2261,9 @@ if __name__ == "__main__":
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
              "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe,
-             "attnrows": attnrows_probe, "rowstream": rowstream_probe}
+             "attnrows": attnrows_probe, "rowstream": rowstream_probe,
+             "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
+             "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
