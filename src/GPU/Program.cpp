@@ -206,7 +206,11 @@ public:
   void splitReduction();
   void matmul();
   void regionContraction();
-  void outputTile(Value work);
+  /// The contraction's output tiles: per row of tiles, per column of tiles, in all.
+  struct TileGrid {
+    Value m, n, all;
+  };
+  void outputTile(Value work, const TileGrid &grid);
   std::pair<Value, Value> splitBatch(Value work, Value tiles);
 };
 
@@ -344,14 +348,12 @@ std::pair<Value, Value> ProgramBuilder::splitBatch(Value work, Value tiles) {
 /// body is the epilogue: every store, through a descriptor where the view is
 /// indexed exactly by the tile's ([batch,] m, n) coordinates (32-bit outputs in
 /// two column halves: igpu.store `slices`).
-void ProgramBuilder::outputTile(Value work) {
+void ProgramBuilder::outputTile(Value work, const TileGrid &grid) {
   const int m = ps.contraction->batchAxes();
-  bool batched = m > 0;
-  Value tilesM = named(cdiv(axisExtent(m), param("BM")), "num_pid_m");
-  Value tilesN = named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n");
+  Value tilesM = grid.m, tilesN = grid.n;
   Value index = work, batch;
-  if (batched)
-    std::tie(index, batch) = splitBatch(work, named(mul(tilesM, tilesN), "num_tiles"));
+  if (m > 0)
+    std::tie(index, batch) = splitBatch(work, grid.all);
   Value group = named(mul(param("GROUP_M"), tilesN), "group");
   Value firstM = named(mul(div(index, group), param("GROUP_M")), "first_m");
   Value groupSize = named(min(sub(tilesM, firstM), param("GROUP_M")), "gsize");
@@ -402,19 +404,24 @@ void ProgramBuilder::regionContraction() {
 /// One program per output tile (WORKERS 1), else persistent programs striding over the tiles.
 void ProgramBuilder::matmul() {
   const int m = ps.contraction->batchAxes();
+  // One tile grid for both traversals: the persistent one counts its work items with it.
+  TileGrid grid{named(cdiv(axisExtent(m), param("BM")), "num_pid_m"),
+                named(cdiv(axisExtent(m + 1), param("BN")), "num_pid_n"), {}};
+  grid.all = named(mul(grid.m, grid.n), "num_tiles");
   Value single = cmp(arith::CmpIPredicate::eq, param("WORKERS"), cst(1));
   choose(
-      single, [&] { outputTile(named(pid(0), "pid")); },
+      single, [&] { outputTile(named(pid(0), "pid"), grid); },
       [&] {
         // Every (batch, tile) work item: the workers balance across batches too.
-        Value tilesM = cdiv(axisExtent(m), param("BM"));
-        Value items = mul(tilesM, cdiv(axisExtent(m + 1), param("BN")));
+        Value items = grid.all;
         for (int a = 0; a < m; ++a)
           items = mul(items, axisExtent(a));
-        auto walk = b.create<igpu::PersistentOp>(loc, named(items, m ? "num_work" : "num_tiles"), "pid");
+        if (m > 0)
+          items = named(items, "num_work");
+        auto walk = b.create<igpu::PersistentOp>(loc, items, "pid");
         OpBuilder::InsertionGuard g(b);
         Block *blk = b.createBlock(&walk.getRegion(), {}, {b.getIndexType()}, {loc});
-        outputTile(blk->getArgument(0));
+        outputTile(blk->getArgument(0), grid);
       });
 }
 
