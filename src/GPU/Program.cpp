@@ -2,6 +2,7 @@
 #include "intent/GPU/Program.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <tuple>
@@ -37,14 +38,25 @@ bool gpu::splitKeepsCols(const ProgramStructure &ps) {
   return llvm::none_of(r.getDims(), [&](int64_t d) { return ps.isColAxis(in[d]); });
 }
 
-std::vector<kir::StoreOp> gpu::splitPartials(const ProgramStructure &ps, Block &body) {
-  std::vector<kir::StoreOp> stores;
+std::vector<kir::ReduceOp> gpu::splitPartials(const ProgramStructure &ps, Block &body) {
+  SmallVector<Value> work;
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op))
-      if (llvm::is_contained(ps.reductions, st.getValue().getDefiningOp()) &&
-          (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView())))
-        stores.push_back(st);
-  return stores;
+      if (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView()))
+        work.push_back(st.getValue());
+  // Walk back from the stored values; a reduction ends the walk (its operands are per split).
+  llvm::SmallPtrSet<Operation *, 16> reached;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !reached.insert(def).second || llvm::is_contained(ps.reductions, def))
+      continue;
+    llvm::append_range(work, def->getOperands());
+  }
+  std::vector<kir::ReduceOp> partials;
+  for (Operation *r : ps.reductions)
+    if (reached.contains(r))
+      partials.push_back(cast<kir::ReduceOp>(r));
+  return partials;
 }
 
 namespace {

@@ -278,12 +278,30 @@ static int elementBits(Type t) {
   return e.getIntOrFloatBitWidth();
 }
 
+/// Whether `v` reaches stores only through element-wise ops (an epilogue): the last
+/// split program to arrive can evaluate them once the partial results are merged.
+static bool epilogueOnly(Value v) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    for (Operation *u : work.pop_back_val().getUsers()) {
+      if (isa<kir::StoreOp>(u) || !seen.insert(u).second)
+        continue;
+      if (u->getNumRegions() || isa<kir::BroadcastOp, kir::TransposeOp, kir::ReduceOp, kir::ScanOp,
+                                    kir::ContractOp, kir::LoadOp>(u))
+        return false;
+      llvm::append_range(work, u->getResults());
+    }
+  }
+  return true;
+}
+
 /// Whether split programs can merge a reduction's partial results in f32 workspace lanes
-/// (docs/gpu.md "Split merge"): its one result stored directly, an unordered_tree sum of
-/// f32 or i32 (i32 as f32 bits), or a maximum or minimum of f32, f16, bf16 or i32 (exact
-/// in those lanes; the merge keeps NaN propagation).
+/// (docs/gpu.md "Split merge"): its one result stored directly or through an element-wise
+/// epilogue, an unordered_tree sum of f32 or i32 (i32 as f32 bits), or a maximum or minimum
+/// of f32, f16, bf16 or i32 (exact in those lanes; the merge keeps NaN propagation).
 static bool splitMergeable(kir::ReduceOp r) {
-  if (r->getNumResults() != 1 || !r->hasOneUse() || !isa<kir::StoreOp>(*r->getUsers().begin()) ||
+  if (r->getNumResults() != 1 || !epilogueOnly(r.getResult(0)) ||
       r.getEffectivePolicy() != kir::Policy::unordered_tree || !r.getKind())
     return false;
   Type elt = cast<KTensor>(r.getResult(0).getType()).getElementType();
@@ -758,9 +776,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                                      "leading axes");
       ps.splitMerge = splitMergeable(r);
       if (ps.splitMerge)
-        ps.facts.push_back("the reduced value is stored directly and is an unordered f32/i32 "
-                           "sum or a maximum or minimum: split programs merge their partial results in "
-                           "one launch (the last to arrive combines them in split order)");
+        ps.facts.push_back("the reduced value is an unordered f32/i32 sum or a maximum or minimum, "
+                           "stored directly or through an element-wise epilogue: split programs merge their "
+                           "partial results in one launch (the last to arrive combines them in split order, "
+                           "then evaluates the epilogue)");
       else
         ps.facts.push_back("no split merge for this reduction: one program per output tile");
     } else {
@@ -783,8 +802,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       });
       if (ps.splitMerge)
         ps.facts.push_back("every reduced value is an unordered f32/i32 sum or a maximum or minimum, stored "
-                           "directly: long rows may be split across programs, the last to arrive combining the "
-                           "partial results in split order");
+                           "directly or through an element-wise epilogue: long rows may be split across "
+                           "programs, the last to arrive combining the partial results in split order, then "
+                           "evaluating the epilogue");
     }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "

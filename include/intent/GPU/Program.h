@@ -30,9 +30,10 @@ struct DescriptorOutput {
 /// traversals of a contraction store the same views the same way).
 std::vector<DescriptorOutput> descriptorOutputs(igpu::ProgramOp program);
 
-/// The stores of a split reduction whose values are partial per split, in body
-/// order: reduced values; in a row reduction only those without the column axis.
-std::vector<intent::kir::StoreOp> splitPartials(const ProgramStructure &ps, mlir::Block &body);
+/// The reductions whose results are partial per split, in the structure's order:
+/// those the merged stores read, directly or through their epilogue (in a row
+/// reduction, the stores without the column axis).
+std::vector<intent::kir::ReduceOp> splitPartials(const ProgramStructure &ps, mlir::Block &body);
 
 /// True when `v` (a value or view of the kernel) spans the innermost axis.
 bool hasColAxis(const ProgramStructure &ps, mlir::Value v);

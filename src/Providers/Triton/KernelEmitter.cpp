@@ -566,54 +566,55 @@ std::optional<std::string> splitMergeLanes(kir::KernelOp kernel) {
 namespace {
 /// Split programs merge their partial results of the selected stores in one
 /// launch: with one split the program stores directly; otherwise each writes
-/// its partials to `ws[store, split, lane]` (f32 lanes; i32 bitcast), passes
-/// a block barrier and counts itself in on its group's arrival counter
-/// (acquire-release); the last to arrive combines the partials (sums add, maxima
-/// and minima take their combiner), a chunk of splits per load in a fixed tree and
-/// the chunks in split order (the result does not depend on arrival order), stores
-/// and resets the counter. No zeroing launch is needed before it: the counters are
-/// left at zero.
+/// the partial result of every reduction those stores read to
+/// `ws[reduction, split, lane]` (f32 lanes; i32 bitcast), passes a block barrier
+/// and counts itself in on its group's arrival counter (acquire-release); the last
+/// to arrive combines the partials (sums add, maxima and minima take their
+/// combiner), a chunk of splits per load in a fixed tree and the chunks in split
+/// order (the result does not depend on arrival order), evaluates the stores'
+/// epilogue on the merged results, stores and resets the counter. No zeroing
+/// launch is needed before it: the counters are left at zero.
 void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function_ref<bool(kir::StoreOp)> filter) {
   Py &py = e.py;
-  // Values are bound on first use: bind every stored value here, outside both branches.
-  for (Operation &op : body)
-    if (auto st = dyn_cast<kir::StoreOp>(op); st && filter(st))
-      e.value(st.getValue());
+  // Only reduced values are partial per split; everything else the stores read (e.g. a
+  // loaded row vector) is the same in every split. Values are bound on first use: bind
+  // the partials here, outside both branches, and let each branch bind its own epilogue.
+  std::vector<kir::ReduceOp> partials = splitPartials(e.ps, body);
+  for (kir::ReduceOp r : partials)
+    e.value(r.getResult(0));
+  const llvm::DenseMap<Value, std::string> outside = e.cache;
   py.line("if tl.num_programs(1) == 1:");
   py.push();
   emitStores(e, body, filter);
   py.pop();
+  e.cache = outside;
   py.line("else:");
   py.push();
   py.line("ns = tl.num_programs(1)");
-  // Only reduced values are partial per split; any other stored value (e.g. a loaded row
-  // vector) is the same in every split and is stored as is by the last to arrive.
-  std::vector<kir::StoreOp> stores = splitPartials(e.ps, body);
-  auto isInt = [](kir::StoreOp st) { return isa<IntegerType>(kir::kirElementType(st.getValue().getType())); };
+  auto isInt = [](kir::ReduceOp r) { return isa<IntegerType>(kir::kirElementType(r.getResult(0).getType())); };
   std::string m = l.mask.empty() ? "" : ", mask=" + l.mask;
-  for (auto [k, st] : llvm::enumerate(stores)) {
-    std::string v = e.value(st.getValue());
+  for (auto [k, r] : llvm::enumerate(partials)) {
+    std::string v = e.value(r.getResult(0));
     py.line("tl.store(ws + (" + std::to_string(k) + " * ns + tl.program_id(1)).to(tl.int64) * " + l.width + " + " +
-            l.lane + ", " + (isInt(st) ? v + ".to(tl.float32, bitcast=True)" : v) + m + ")");
+            l.lane + ", " + (isInt(r) ? v + ".to(tl.float32, bitcast=True)" : v) + m + ")");
   }
   py.line("tl.debug_barrier()");
   py.line("if tl.atomic_add(sem + " + l.group + ", 1, sem=\"acq_rel\", scope=\"gpu\") == ns - 1:");
   py.push();
   py.line("js = tl.arange(0, " + l.chunk + ")" + l.splits);
   std::string keep = l.keep ? ", keep_dims=True" : "";
-  for (auto [k, st] : llvm::enumerate(stores)) {
+  for (auto [k, r] : llvm::enumerate(partials)) {
     // Sums add; a maximum or minimum combines with its own (NaN-propagating) combiner, the
     // splits past the last padded with its identity.
-    auto r = cast<kir::ReduceOp>(st.getValue().getDefiningOp());
     bool sum = *r.getKind() == kir::ReduceKind::add;
     std::string fn = sum ? "" : e.combineFn(r);
     std::string ident = sum ? "0" : e.identityOf(r, 0, kir::kirElementType(r.getInputs()[0].getType()));
-    auto part = [&, k = k, st = st](const std::string &j0) {
+    auto part = [&, k = k, r = r](const std::string &j0) {
       std::string splits = "(" + j0 + " + js < ns)";
       std::string ld = "tl.load(ws + (" + std::to_string(k) + " * ns + " + j0 + " + js).to(tl.int64) * " + l.width +
                        " + " + l.lane + ", mask=" + splits + (l.mask.empty() ? "" : " & (" + l.mask + ")") +
                        ", other=0, cache_modifier=\".cg\")";
-      if (isInt(st))
+      if (isInt(r))
         ld += ".to(tl.int32, bitcast=True)";
       if (sum)
         return "tl.sum(" + ld + ", " + std::to_string(l.axis) + keep + ")";
@@ -626,12 +627,13 @@ void emitSplitMerge(Emitter &e, Block &body, const MergeLanes &l, llvm::function
     py.push();
     py.line(sum ? acc + " += " + part("j0") : acc + " = " + fn + "(" + acc + ", " + part("j0") + ")");
     py.pop();
-    e.cache[st.getValue()] = acc;
+    e.cache[r.getResult(0)] = acc;
   }
   emitStores(e, body, filter);
   py.line("tl.atomic_xchg(sem + " + l.group + ", 0)  # ready for the next launch");
   py.pop();
   py.pop();
+  e.cache = outside;
 }
 } // namespace
 

@@ -540,7 +540,7 @@ private:
       // Split-K workspace: [SPLIT_K, batch, M, N] f32 on the operands' device.
       os << "    wshape = ((" << (batchedMM ? "_ext_b" : "1") << ", _ext_m, _ext_n), " << aName << ".device)\n";
     } else if (splitMerge) {
-      // Split merge: one partial per merged store, split and lane (rows, kept columns or one).
+      // Split merge: one partial per merged reduction, split and lane (rows, kept columns or one).
       size_t merged = splitPartials(ps, kernel.getBody().front()).size();
       std::string lanes = mergeLanes(*mergeLanesName).width;
       os << gridLine;
@@ -668,11 +668,11 @@ private:
     if (splitMerge)
       os << "_WORK = {}\n\n"
             "def _split_work(g, wshape):\n"
-            "    \"\"\"Split merge: the partials [stores, splits, lanes] and one arrival counter per program group.\n"
+            "    \"\"\"Split merge: the partials [reductions, splits, lanes] and one arrival counter per program group.\n"
             "    Kept per device and stream and grown on demand: every launch leaves the counters at zero, so\n"
             "    reuse needs no zeroing launch, and launches on one stream never overlap.\"\"\"\n"
-            "    lanes, stores, dev = wshape\n"
-            "    nws, nsem = max(1, stores * g[1] * lanes), max(1, g[0])\n"
+            "    lanes, reductions, dev = wshape\n"
+            "    nws, nsem = max(1, reductions * g[1] * lanes), max(1, g[0])\n"
             "    key = (dev, torch.cuda.current_stream(dev).cuda_stream if dev.type == \"cuda\" else 0)\n"
             "    w = _WORK.get(key)\n"
             "    if w is None or w[0].numel() < nws or w[1].numel() < nsem:\n"

@@ -15,7 +15,8 @@ from test_triton_examples import REPO, clone_args, compare, make_inputs
 KIR = os.path.join(REPO, "tests", "python", "providers", "kir", "split_merge.kir")
 EXAMPLES = [(os.path.join(REPO, "examples", n + ".kir"), n) for n in ("row_sum", "col_sum", "total_sum")]
 CASES = EXAMPLES + [(KIR, n) for n in ("row_sums_f32_i32", "sum_and_row_copy", "col_sum_i32", "total_sum_seeded",
-                                        "row_max_min", "col_min_bf16")]
+                                        "row_max_min", "col_min_bf16", "row_mean_norm", "col_mean_var",
+                                        "col_max_and_scaled", "total_mean")]
 
 # Ragged extents: with 150 columns and RED_N 16, SPLIT 5 gives shares of 32 whose last
 # starts past the end (it adds only identities).
