@@ -29,7 +29,9 @@ a dot product with many splits), vecmat (vector-matrix against the column sum), 
 rowmlp (long-row sums: the chunk loop without masks and loading several chunks before adding),
 rowmerge (long-row sums split across programs: the merge's arrival ordered, relaxed or left out), rowsplitorder
 (long-row sums split across programs, a row's splits launched consecutively), rowlayout (64 MiB row sums
-of both shapes and of the long rows' memory read as short rows, in the same rounds),
+of both shapes and of the long rows' memory read as short rows, in the same rounds), epilogue (reductions read
+through an element-wise epilogue, split or not: ART/epilogue/{old,new} from two compilers), colstats
+(column mean and variance: wider column ownership with splits),
 dump, maxnreg.
 """
 import importlib.util
@@ -2038,6 +2040,95 @@ def rowlayout_probe():
         emit(kind="rowlayout", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _epilogue_module(which, name):
+    path = os.path.join(ART, "epilogue", which, name, "triton", "kernel.py")
+    return _import_source(f"epi_{which}_{name}", open(path).read())
+
+
+def epilogue_probe():
+    """Reductions read through an element-wise epilogue (a mean, a norm, a variance from two sums, a
+    bias after a matrix-vector product): before stop 27 they ran without a split (one program per
+    row or column tile); now split programs merge the partial sums and the last evaluates the
+    epilogue. ART/epilogue/{old,new}/<kernel>/triton: the same KIR compiled by both compilers.
+    Each tuned (prepare), checked against f64, timed with torch in 6 rotating rounds; TB/s of input."""
+    rounds = int(os.environ.get("ROUNDS", 6))
+    g = torch.Generator(device="cuda").manual_seed(0)
+    cases = []
+    for M, N in [(262144, 256), (16384, 4096)]:
+        x = torch.randn(M, N, device="cuda", generator=g)
+        ref = (x.double().mean(0), x.double().var(0, unbiased=False))
+        cases.append(("col_mean_var", f"{M}x{N}", [x, torch.empty(N, device="cuda"), torch.empty(N, device="cuda")],
+                      [1, 2], ref, lambda x=x: torch.var_mean(x, 0, unbiased=False), M * N * 4))
+    for M, N in [(64, 1048576), (1024, 65536)]:
+        x = torch.randn(M, N, device="cuda", generator=g)
+        b = torch.randn(M, device="cuda", generator=g)
+        ref = (x.double().mean(1), x.double().norm(dim=1) + b.double())
+        cases.append(("row_mean_norm", f"{M}x{N}", [x, b, torch.empty(M, device="cuda"), torch.empty(M, device="cuda")],
+                      [2, 3], ref, lambda x=x, b=b: (x.mean(1), torch.linalg.vector_norm(x, dim=1) + b), M * N * 4))
+    x = torch.randn(8192, 8192, device="cuda", generator=g)
+    cases.append(("total_mean", "8192x8192", [x, torch.empty((), device="cuda")], [1], (x.double().mean(),),
+                  lambda x=x: x.mean(), x.numel() * 4))
+    for M, K in [(256, 65536), (1024, 16384)]:
+        a = torch.randn(M, K, device="cuda", generator=g).half()
+        v = torch.randn(K, device="cuda", generator=g).half()
+        bias = torch.randn(M, device="cuda", generator=g)
+        ref = ((a.double() @ v.double() + bias.double()),)
+        cases.append(("matvec", f"{M}x{K}", [a, v, bias, torch.empty(M, device="cuda").half()], [3], ref,
+                      lambda a=a, v=v, bias=bias: a @ v + bias, M * K * 2))
+    only = os.environ.get("EPILOGUE_CASES", "").split(",")
+    for name, shape, args, outs, ref, torch_fn, nbytes in cases:
+        if only != [""] and name not in only:
+            continue
+        fns = {"torch": torch_fn}
+        for which in ("old", "new"):
+            m = _epilogue_module(which, name)
+            win = m.prepare(*args)
+            run = m.bind(win, *args)
+            for i in outs:
+                args[i].fill_(float("nan"))
+            run()
+            errs = [((args[i].double() - r).norm() / r.norm()).item() for i, r in zip(outs, ref)]
+            emit(kind="epilogue_check", case=name, shape=shape, variant=which, err=max(errs),
+                 winner=json.dumps(win, sort_keys=True))
+            fns[which] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), nbytes / 1e9, rounds=rounds).items():
+            emit(kind="epilogue", case=name, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def colstats_probe():
+    """Column statistics (col_mean_var: two sums over the leading axis, then mean and variance) run
+    as row reductions of the transposed iteration space: a program owns OWN_M adjacent columns and
+    reads them RED_N rows at a time. The table's split rows own one column (strided reads); this
+    sweeps wider ownership with splits, bound directly, outputs checked against f64, 4 rotating
+    rounds of the best 6 per shape with torch.var_mean."""
+    m = _epilogue_module("new", "col_mean_var")
+    for M, N in [(262144, 256), (16384, 4096)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = (x.double().mean(0), x.double().var(0, unbiased=False))
+        mean, var = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
+        fns, first = {"torch": lambda x=x: torch.var_mean(x, 0, unbiased=False)}, {}
+        for own in (32, 64):
+            for rn in (32, 128):
+                for split in (8, 64):
+                    for w in (4, 8):
+                        cfg = dict(NUM_WARPS=w, OWN_M=own, RED_N=rn, SPLIT=split)
+                        run = m.bind(cfg, x, mean, var)
+                        mean.fill_(float("nan"))
+                        run()
+                        err = max(((o.double() - r).norm() / r.norm()).item() for o, r in zip((mean, var), ref))
+                        name = json.dumps(cfg, sort_keys=True)
+                        if err < 1e-5:
+                            first[name] = (M * N * 4 / 1e9 / t(run), run)
+                        else:
+                            emit(kind="colstats_bad", shape=f"{M}x{N}", variant=name, err=err)
+        best = sorted(first, key=lambda k: -first[k][0])[:6]
+        for k in best:
+            emit(kind="colstats_sweep", shape=f"{M}x{N}", variant=k, TBps=first[k][0])
+            fns[k] = first[k][1]
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=4).items():
+            emit(kind="colstats", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def _host_us(fn, n=200):
     """Host time per call while the device is held busy (the launch queue never blocks)."""
     import time
@@ -2263,7 +2354,8 @@ if __name__ == "__main__":
              "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe,
              "attnrows": attnrows_probe, "rowstream": rowstream_probe,
              "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
-             "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe}
+             "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
+             "epilogue": epilogue_probe, "colstats": colstats_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
