@@ -287,8 +287,7 @@ static bool epilogueOnly(Value v) {
     for (Operation *u : work.pop_back_val().getUsers()) {
       if (isa<kir::StoreOp>(u) || !seen.insert(u).second)
         continue;
-      if (u->getNumRegions() || isa<kir::BroadcastOp, kir::TransposeOp, kir::ReduceOp, kir::ScanOp,
-                                    kir::ContractOp, kir::LoadOp>(u))
+      if (!isElementwise(u))
         return false;
       llvm::append_range(work, u->getResults());
     }
