@@ -45,13 +45,8 @@ std::vector<kir::ReduceOp> gpu::splitPartials(const ProgramStructure &ps, Block 
       if (ps.kind == StructureKind::SplitReduction || !hasColAxis(ps, st.getView()))
         work.push_back(st.getValue());
   // Walk back from the stored values; a reduction ends the walk (its operands are per split).
-  llvm::SmallPtrSet<Operation *, 16> reached;
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !reached.insert(def).second || llvm::is_contained(ps.reductions, def))
-      continue;
-    llvm::append_range(work, def->getOperands());
-  }
+  llvm::DenseSet<Operation *> reached = definingOps(
+      work, [&](Operation *op) { return llvm::is_contained(ps.reductions, op); }, /*keepBoundary=*/true);
   std::vector<kir::ReduceOp> partials;
   for (Operation *r : ps.reductions)
     if (reached.contains(r))

@@ -356,18 +356,28 @@ static std::optional<ContractionInfo> regionContraction(kir::ContractOp c, std::
   return ci;
 }
 
-/// The operations `roots` are computed from (theirs and those before), up to and
-/// excluding kir.contract results.
-static llvm::DenseSet<Operation *> upstream(ValueRange roots) {
+llvm::DenseSet<Operation *> gpu::definingOps(ValueRange roots, llvm::function_ref<bool(Operation *)> boundary,
+                                             bool keepBoundary) {
   llvm::DenseSet<Operation *> ops;
   SmallVector<Value> work(roots.begin(), roots.end());
   while (!work.empty()) {
     Operation *d = work.pop_back_val().getDefiningOp();
-    if (!d || isa<kir::ContractOp>(d) || !ops.insert(d).second)
+    if (!d || ops.contains(d))
       continue;
+    if (boundary(d)) {
+      if (keepBoundary)
+        ops.insert(d);
+      continue;
+    }
+    ops.insert(d);
     work.append(d->getOperands().begin(), d->getOperands().end());
   }
   return ops;
+}
+
+/// The operations `roots` are computed from, up to and excluding kir.contract results.
+static llvm::DenseSet<Operation *> upstream(ValueRange roots) {
+  return gpu::definingOps(roots, [](Operation *op) { return isa<kir::ContractOp>(op); }, /*keepBoundary=*/false);
 }
 
 /// The reductions of a region: each reduces exactly the key axis of a value over

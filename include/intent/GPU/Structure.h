@@ -140,6 +140,13 @@ bool isRowUniformDivision(intent::kir::DivOp div, const ProgramStructure &ps);
 /// reductions on its critical path).
 llvm::DenseSet<mlir::Value> programInvariants(intent::kir::KernelOp kernel);
 
+/// The operations `roots` are computed from: their defining ops and, transitively,
+/// those of their operands. The walk does not go through an op for which `boundary`
+/// holds; such an op is in the set when `keepBoundary`, left out otherwise.
+llvm::DenseSet<mlir::Operation *> definingOps(mlir::ValueRange roots,
+                                              llvm::function_ref<bool(mlir::Operation *)> boundary,
+                                              bool keepBoundary);
+
 /// Runs the construction for `kernel`. On failure emits a diagnostic ("no
 /// realization for this form yet" class) and returns nullopt.
 std::optional<ProgramStructure> analyzeKernel(intent::kir::KernelOp kernel,
