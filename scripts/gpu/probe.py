@@ -31,7 +31,9 @@ rowmerge (long-row sums split across programs: the merge's arrival ordered, rela
 (long-row sums split across programs, a row's splits launched consecutively), rowlayout (64 MiB row sums
 of both shapes and of the long rows' memory read as short rows, in the same rounds), epilogue (reductions read
 through an element-wise epilogue, split or not: ART/epilogue/{old,new} from two compilers), colstats
-(column mean and variance: wider column ownership with splits),
+(column mean and variance: wider column ownership with splits), rowhandoff (256x65536 row sums by
+balanced programs whose shared rows are joined by a fence-free hand-off), rowoccupancy (long-row sums
+with 32 warps capped at 32 registers: two programs per SM),
 dump, maxnreg.
 """
 import importlib.util
@@ -2333,6 +2335,184 @@ def attnrows_probe():
                 emit(case=case, variant=json.dumps(c, sort_keys=True), failed=type(ex).__name__ + ": " + str(ex)[:120])
 
 
+@triton.jit
+def _handoff_part(x, lo, hi, BLOCK: tl.constexpr):
+    acc = tl.zeros([BLOCK], tl.float32)
+    for s in range(lo, hi, BLOCK):
+        offs = s + tl.arange(0, BLOCK)
+        acc += tl.load(x + offs, mask=offs < hi, other=0.0, eviction_policy="evict_first")
+    return tl.sum(acc, 0)
+
+
+@triton.jit
+def _balanced_atomic_row_sum(x, out, UNITS, UPR, U: tl.constexpr, BLOCK: tl.constexpr):
+    # A bound, not a merge a policy allows: balanced programs add their row parts with
+    # fire-and-forget atomics (red.relaxed, nothing waited for).
+    p = tl.program_id(0)
+    P = tl.num_programs(0)
+    su = (p.to(tl.int64) * UNITS // P).to(tl.int32)
+    eu = ((p + 1).to(tl.int64) * UNITS // P).to(tl.int32)
+    for r in range(su // UPR, (eu - 1) // UPR + 1):
+        lo = tl.maximum(su, r * UPR) * U
+        hi = tl.minimum(eu, (r + 1) * UPR) * U
+        tl.atomic_add(out + r, _handoff_part(x, lo, hi, BLOCK), sem="relaxed")
+
+
+@triton.jit
+def _balanced_handoff_row_sum(x, out, ws, UNITS, UPR, U: tl.constexpr, BLOCK: tl.constexpr):
+    # Balanced programs, P <= rows: program p sums units [su, eu) of the flat array (U elements
+    # each), so a row spans at most two programs. p sums its last row's part first and, when that
+    # row goes on into p + 1, publishes it as one 64-bit word (1 << 32 | bits: no fence, nothing
+    # waited for); then its whole rows; then its first row's part, to which it adds p - 1's
+    # published part (read before, spun on only if not there yet) in row order, and clears it.
+    p = tl.program_id(0)
+    P = tl.num_programs(0)
+    su = (p.to(tl.int64) * UNITS // P).to(tl.int32)
+    eu = ((p + 1).to(tl.int64) * UNITS // P).to(tl.int32)
+    r0 = su // UPR
+    r1 = (eu - 1) // UPR
+    if r1 > r0:
+        part = _handoff_part(x, r1 * UPR * U, eu * U, BLOCK)
+        if eu < (r1 + 1) * UPR:
+            tl.store(ws + p, (part.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32))
+        else:
+            tl.store(out + r1, part)
+    for r in range(r0 + 1, r1):
+        tl.store(out + r, _handoff_part(x, r * UPR * U, (r + 1) * UPR * U, BLOCK))
+    hi0 = tl.minimum(eu, (r0 + 1) * UPR)
+    if su > r0 * UPR:
+        w = tl.load(ws + p - 1, volatile=True)  # in flight while the part below is read
+        own = _handoff_part(x, su * U, hi0 * U, BLOCK)
+        while (w >> 32) != 1:
+            w = tl.load(ws + p - 1, volatile=True)
+        prev = (w & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True)
+        tl.store(out + r0, prev + own)
+        tl.store(ws + p - 1, 0)
+    else:
+        own = _handoff_part(x, su * U, hi0 * U, BLOCK)
+        if r0 == r1 and hi0 < (r0 + 1) * UPR:
+            tl.store(ws + p, (own.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32))
+        else:
+            tl.store(out + r0, own)
+
+
+def rowhandoff_probe():
+    """256x65536 row sums by balanced programs: P programs each sum an equal share of the flat
+    array (in 256-element units), a row's two parts joined by a hand-off with no atomic and no fence
+    (the earlier program publishes its part as one 64-bit word, the later one adds it in row
+    order). Against the shipped rows, a bound with fire-and-forget atomics, the same memory read as
+    short rows (65536x256, 8 rows per program: a timing only) and torch, in rotating rounds; every
+    deterministic variant checked against f64 and for identical bits over repeated launches, on
+    ragged shapes too. NCU_ONLY=1: each variant launched 3 times, no timing (for ncu)."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    ncu_only = os.environ.get("NCU_ONLY") == "1"
+    gen = load("row_sum")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    U = 256
+
+    def variants(x, y, ws):
+        M, N = x.shape
+        units, upr = M * N // U, N // U
+        fns = {}
+        for w in (16, 32):
+            fns[f"shipped w{w} R8192"] = gen.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=8192, SPLIT=1), x, y)
+        for P, w, b in [(sms, 32, 8192), (sms, 16, 8192), (2 * sms, 16, 8192), (2 * sms, 8, 4096)]:
+            fns[f"atomic bound P{P} w{w} B{b}"] = (
+                lambda P=P, w=w, b=b: _balanced_atomic_row_sum[(P,)](  # y accumulates: a timing only
+                    x, y, units, upr, U=U, BLOCK=b, num_warps=w))
+        for P, w, b, coop in [(sms, 32, 8192, False), (sms, 32, 4096, False), (sms, 16, 8192, False),
+                              (sms, 32, 8192, True)]:
+            if P > M:
+                continue
+            fns[f"handoff P{P} w{w} B{b}" + (" coop" if coop else "")] = (
+                lambda P=P, w=w, b=b, coop=coop: _balanced_handoff_row_sum[(P,)](
+                    x, y, ws, units, upr, U=U, BLOCK=b, num_warps=w, launch_cooperative_grid=coop))
+        return fns
+
+    # Correctness (and repeatability) of the hand-off first, ragged shapes included.
+    for M, N in [] if ncu_only else [(256, 65536), (250, 65024), (133, 768), (1000, 256), (256, 8192 * 3 + 256)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        y = torch.empty(M, device="cuda")
+        ws = torch.zeros(2 * sms + 1, dtype=torch.int64, device="cuda")
+        for k, fn in variants(x, y, ws).items():
+            if not k.startswith("handoff"):
+                continue
+            bits = None
+            for _ in range(3):
+                y.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                cur = y.clone()
+                same = bits is None or torch.equal(cur.view(torch.int32), bits.view(torch.int32))
+                bits = cur
+            err = ((cur.double() - ref).norm() / ref.norm()).item()
+            emit(kind="rowhandoff_check", shape=f"{M}x{N}", variant=k, err=err, repeat_identical=same,
+                 ws_clear=int(ws.abs().sum().item()) == 0, ok=bool(err < 1e-6 and same))
+    M, N = 256, 65536
+    x = torch.randn(M, N, device="cuda")
+    y = torch.empty(M, device="cuda")
+    ws = torch.zeros(2 * sms + 1, dtype=torch.int64, device="cuda")
+    fns = {"torch": lambda: x.sum(1)}
+    fns.update(variants(x, y, ws))
+    y_view = torch.empty(65536, device="cuda")
+    fns["long viewed as short M8 w8 (pieces)"] = gen.bind(dict(NUM_WARPS=8, OWN_M=8, RED_N=256, SPLIT=1),
+                                                          x.view(65536, 256), y_view)
+    if ncu_only:
+        for k, fn in fns.items():
+            for _ in range(3):
+                fn()
+        torch.cuda.synchronize()
+        return
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+        emit(kind="rowhandoff", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+
+def rowoccupancy_probe():
+    """Long-row sums by warps resident per SM: ncu reads the shipped 256x65536 winner (16 warps,
+    55 registers: two programs, 32 warps per SM) and the same memory read as short rows (89% of
+    the warps active) at the same in-kernel time, yet do_bench (its dirty L2 flush) reads the long
+    rows ~3% slower. Do 32-warp programs capped at 32 registers (two per SM: 64 warps) read faster
+    under that timing? Every configuration checked against f64; rotating rounds with torch."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    os.environ["INTENT_RUNTIME"] = "0"
+    m = load("row_sum")
+    jit = m.row_sum_kernel
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        y = torch.empty(M, device="cuda")
+        pargs, extra, grid, _, _, wshape = m._prepare(x, y)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for w, r, cap in [(16, 8192, None), (32, 8192, None), (32, 8192, 32), (32, 4096, None), (32, 4096, 32),
+                          (32, 2048, 32), (16, 4096, 32), (16, 8192, 40)]:
+            c = dict(NUM_WARPS=w, OWN_M=1, RED_N=r, SPLIT=1)
+            meta = m._meta(c)
+            meta.update(extra)
+            g = grid(meta)
+            meta.update(m._split_work(g, wshape))
+            kw = dict(meta, num_warps=w, num_stages=1)
+            if cap:
+                kw["maxnreg"] = cap
+            name = f"w{w} R{r}" + (f" cap{cap}" if cap else "")
+            try:
+                k = jit.warmup(*pargs, grid=g, **kw)
+                k._init_handles()
+                y.fill_(float("nan"))
+                jit[g](*pargs, **kw)
+                torch.cuda.synchronize()
+                err = ((y.double() - ref).norm() / ref.norm()).item()
+                emit(kind="rowoccupancy_check", shape=f"{M}x{N}", variant=name, n_regs=k.n_regs,
+                     n_spills=k.n_spills, err=err)
+                fns[name] = lambda g=g, kw=kw: jit[g](*pargs, **kw)
+            except Exception as e:  # noqa: BLE001
+                emit(kind="rowoccupancy_check", shape=f"{M}x{N}", variant=name, error=repr(e)[:200])
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowoccupancy", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -2355,7 +2535,8 @@ if __name__ == "__main__":
              "attnrows": attnrows_probe, "rowstream": rowstream_probe,
              "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
-             "epilogue": epilogue_probe, "colstats": colstats_probe}
+             "epilogue": epilogue_probe, "colstats": colstats_probe,
+             "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
