@@ -2,7 +2,6 @@
 #include "intent/GPU/Program.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <tuple>
