@@ -1133,6 +1133,23 @@ def dump_probe():
                     emit(kind="dump", case=case, variant=tag, n_regs=k.n_regs, n_spills=k.n_spills)
 
 
+def _capped_launch(m, jit, cand, pargs, extra, grid, cap, wshape=None):
+    """A launcher of generated module m's JIT kernel for `cand` (one pipeline stage), registers capped
+    at `cap` by ptxas (None: no cap), and the compiled kernel (n_regs, n_spills); wshape: the split
+    workspace's shape from _prepare, for kernels that take one."""
+    meta = m._meta(cand)
+    meta.update(extra)
+    g = grid(meta)
+    if wshape is not None:
+        meta.update(m._split_work(g, wshape))
+    kw = dict(meta, num_warps=cand["NUM_WARPS"], num_stages=1)
+    if cap:
+        kw["maxnreg"] = cap
+    k = jit.warmup(*pargs, grid=g, **kw)
+    k._init_handles()
+    return (lambda: jit[g](*pargs, **kw)), k
+
+
 def maxnreg_probe():
     """Row kernels at their resident-row candidates with ptxas register caps."""
     os.environ["INTENT_RUNTIME"] = "0"
@@ -1144,18 +1161,10 @@ def maxnreg_probe():
         for c in m.CANDIDATES:
             if c.get("OWN_M") != 1:
                 continue
-            meta = m._meta(c)
-            meta.update(extra)
-            g = grid(meta)
             for cap in (None, 32, 40, 48, 64, 80):
-                kw = dict(meta, num_warps=c["NUM_WARPS"], num_stages=1)
-                if cap:
-                    kw["maxnreg"] = cap
                 try:
-                    fn = lambda kw=kw: jit[g](*pargs, **kw)
+                    fn, k = _capped_launch(m, jit, c, pargs, extra, grid, cap)
                     ms = t(fn)
-                    k = jit.warmup(*pargs, grid=g, **kw)
-                    k._init_handles()
                     emit(kind="maxnreg", case=case, shape=shape, cand=json.dumps(c, sort_keys=True), cap=str(cap),
                          TBps=byt / ms / 1e9, n_regs=k.n_regs, n_spills=k.n_spills)
                 except Exception as e:  # noqa: BLE001
@@ -2345,6 +2354,12 @@ def _handoff_part(x, lo, hi, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def _handoff_word(part):
+    # A row part as the hand-off publishes it: flag 1 in the high half, the f32 bits in the low.
+    return (part.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32)
+
+
+@triton.jit
 def _balanced_atomic_row_sum(x, out, UNITS, UPR, U: tl.constexpr, BLOCK: tl.constexpr):
     # A bound, not a merge a policy allows: balanced programs add their row parts with
     # fire-and-forget atomics (red.relaxed, nothing waited for).
@@ -2374,7 +2389,7 @@ def _balanced_handoff_row_sum(x, out, ws, UNITS, UPR, U: tl.constexpr, BLOCK: tl
     if r1 > r0:
         part = _handoff_part(x, r1 * UPR * U, eu * U, BLOCK)
         if eu < (r1 + 1) * UPR:
-            tl.store(ws + p, (part.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32))
+            tl.store(ws + p, _handoff_word(part))
         else:
             tl.store(out + r1, part)
     for r in range(r0 + 1, r1):
@@ -2391,7 +2406,7 @@ def _balanced_handoff_row_sum(x, out, ws, UNITS, UPR, U: tl.constexpr, BLOCK: tl
     else:
         own = _handoff_part(x, su * U, hi0 * U, BLOCK)
         if r0 == r1 and hi0 < (r0 + 1) * UPR:
-            tl.store(ws + p, (own.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32))
+            tl.store(ws + p, _handoff_word(own))
         else:
             tl.store(out + r0, own)
 
@@ -2468,7 +2483,6 @@ def rowhandoff_probe():
         emit(kind="rowhandoff", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
-
 def rowoccupancy_probe():
     """Long-row sums by warps resident per SM: ncu reads the shipped 256x65536 winner (16 warps,
     55 registers: two programs, 32 warps per SM) and the same memory read as short rows (89% of
@@ -2488,29 +2502,20 @@ def rowoccupancy_probe():
         for w, r, cap in [(16, 8192, None), (32, 8192, None), (32, 8192, 32), (32, 4096, None), (32, 4096, 32),
                           (32, 2048, 32), (16, 4096, 32), (16, 8192, 40)]:
             c = dict(NUM_WARPS=w, OWN_M=1, RED_N=r, SPLIT=1)
-            meta = m._meta(c)
-            meta.update(extra)
-            g = grid(meta)
-            meta.update(m._split_work(g, wshape))
-            kw = dict(meta, num_warps=w, num_stages=1)
-            if cap:
-                kw["maxnreg"] = cap
             name = f"w{w} R{r}" + (f" cap{cap}" if cap else "")
             try:
-                k = jit.warmup(*pargs, grid=g, **kw)
-                k._init_handles()
+                fn, k = _capped_launch(m, jit, c, pargs, extra, grid, cap, wshape)
                 y.fill_(float("nan"))
-                jit[g](*pargs, **kw)
+                fn()
                 torch.cuda.synchronize()
                 err = ((y.double() - ref).norm() / ref.norm()).item()
                 emit(kind="rowoccupancy_check", shape=f"{M}x{N}", variant=name, n_regs=k.n_regs,
                      n_spills=k.n_spills, err=err)
-                fns[name] = lambda g=g, kw=kw: jit[g](*pargs, **kw)
+                fns[name] = fn
             except Exception as e:  # noqa: BLE001
                 emit(kind="rowoccupancy_check", shape=f"{M}x{N}", variant=name, error=repr(e)[:200])
         for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
             emit(kind="rowoccupancy", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
-
 
 
 if __name__ == "__main__":
