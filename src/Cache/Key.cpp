@@ -1,34 +1,18 @@
 //===- Key.cpp - artifact identity keys -----------------------------------===//
 #include "intent/Cache/Key.h"
+#include "intent/Support/Identity.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
 
 namespace intent::cache {
 
 namespace {
-const char kHexDigits[] = "0123456789abcdef";
-
-template <size_t N> std::string toHex(const std::array<uint8_t, N> &bytes) {
-  std::string out;
-  out.reserve(2 * N);
-  for (uint8_t b : bytes) {
-    out.push_back(kHexDigits[b >> 4]);
-    out.push_back(kHexDigits[b & 15]);
-  }
-  return out;
-}
-
 void appendU64(std::string &out, uint64_t v) {
   for (int i = 0; i < 8; ++i)
     out.push_back(char((v >> (8 * i)) & 0xff)); // little endian, fixed width
 }
 } // namespace
-
-std::string blake3Hex(std::string_view data) {
-  llvm::BLAKE3 h;
-  h.update(llvm::StringRef(data.data(), data.size()));
-  return toHex(h.final());
-}
 
 KeyBuilder &KeyBuilder::add(std::string_view componentName, std::string_view content) {
   // Component record: 'C', u64 len(name), name, u64 len(content), content.
@@ -37,7 +21,7 @@ KeyBuilder &KeyBuilder::add(std::string_view componentName, std::string_view con
   stream_.append(componentName.data(), componentName.size());
   appendU64(stream_, content.size());
   stream_.append(content.data(), content.size());
-  components_.push_back({std::string(componentName), blake3Hex(content), content.size()});
+  components_.push_back({std::string(componentName), support::blake3Hex(content), content.size()});
   return *this;
 }
 
@@ -51,7 +35,7 @@ Key KeyBuilder::finish() const {
   h.update(header);
   h.update(stream_);
   Key k;
-  k.hex = toHex(h.final());
+  k.hex = llvm::toHex(h.final(), /*LowerCase=*/true);
   k.formatVersion = kCacheFormatVersion;
   k.components = components_;
   return k;

@@ -22,7 +22,7 @@ std::string support::executablePath() {
   return llvm::sys::fs::getMainExecutable(nullptr, reinterpret_cast<void *>(&executablePath));
 }
 
-std::string support::blake3Hex(const std::string &data) {
+std::string support::blake3Hex(std::string_view data) {
   auto digest = llvm::BLAKE3::hash(llvm::ArrayRef<uint8_t>(
       reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   return llvm::toHex(digest, /*LowerCase=*/true);
@@ -75,7 +75,10 @@ const std::string &support::buildId() {
       }
     auto buf = llvm::MemoryBuffer::getFile(exe, /*IsText=*/false,
                                            /*RequiresNullTerminator=*/false);
-    id = buf ? blake3Hex((*buf)->getBuffer().str()) : std::string("unknown");
+    // Hash the mapped file in place: a copy of a >100 MiB binary costs more
+    // (page faults) than the hash itself.
+    llvm::StringRef bytes = buf ? (*buf)->getBuffer() : llvm::StringRef();
+    id = buf ? blake3Hex(std::string_view(bytes.data(), bytes.size())) : std::string("unknown");
     // Memoize only into an existing cache root: commands that promise to write
     // nothing (explain, --print-key) never create one.
     llvm::StringRef memoDir = llvm::sys::path::parent_path(memo);

@@ -1,6 +1,7 @@
 #include "TestUtil.h"
 
 #include "intent/Cache/Format.h"
+#include "intent/Support/Identity.h"
 
 #include <doctest/doctest.h>
 #include <sqlite3.h>
@@ -77,7 +78,7 @@ TEST_CASE("cache: publish then lookup") {
   CHECK(pr->entry.dir == t.path + "/entries/" + key.substr(0, 2) + "/" + key);
   CHECK(readFile(pr->entry.path("kernel.py")) == "source:a");
   CHECK(pr->entry.files.size() == 2);
-  CHECK(pr->entry.files.at("kernel.kir") == blake3Hex("input:a"));
+  CHECK(pr->entry.files.at("kernel.kir") == intent::support::blake3Hex("input:a"));
 
   auto hit = c.lookup(key);
   REQUIRE(hit.ok());

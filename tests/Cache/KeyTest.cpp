@@ -1,5 +1,6 @@
 #include "intent/Cache/Format.h"
 #include "intent/Cache/Key.h"
+#include "intent/Support/Identity.h"
 
 #include <doctest/doctest.h>
 
@@ -72,10 +73,10 @@ TEST_CASE("key: per-component digests") {
   Key k = baseKey();
   REQUIRE(k.components.size() == 4);
   CHECK(k.components[1].name == "kir");
-  CHECK(k.components[1].digest == blake3Hex("kir.func @k() {}"));
+  CHECK(k.components[1].digest == intent::support::blake3Hex("kir.func @k() {}"));
   CHECK(k.components[1].size == std::string("kir.func @k() {}").size());
   // BLAKE3 test vector: empty input.
-  CHECK(blake3Hex("") == "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
+  CHECK(intent::support::blake3Hex("") == "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
   std::string d = k.describe();
   CHECK(d.find(k.hex) != std::string::npos);
   CHECK(d.find("cache-format-version: 1") != std::string::npos);

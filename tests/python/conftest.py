@@ -88,7 +88,10 @@ def compile_kir_files(path_or_text, target="reference", defines=None, extra_args
         cmd += ["--define", "%s=%s" % (k, v)]
     cmd += list(extra_args)
     env = dict(os.environ)
-    env.setdefault("INTENT_CACHE_DIR", os.path.join(workdir, "cache"))
+    if "INTENT_CACHE_DIR" not in env:
+        # An existing root lets intentc memoize its build id across processes.
+        env["INTENT_CACHE_DIR"] = os.path.join(workdir, "cache")
+        os.makedirs(env["INTENT_CACHE_DIR"], exist_ok=True)
     env.setdefault("INTENTC_SOCKET", os.path.join(workdir, "no-server.sock"))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode != 0:

@@ -50,9 +50,6 @@ private:
   std::vector<KeyComponent> components_;
 };
 
-/// Lowercase hex BLAKE3-256 of arbitrary bytes.
-std::string blake3Hex(std::string_view data);
-
 /// True if `key` can name a cache entry: 16..128 lowercase hex characters.
 bool isValidKey(std::string_view key);
 

@@ -3,6 +3,7 @@
 #define INTENT_SUPPORT_IDENTITY_H
 
 #include <string>
+#include <string_view>
 
 namespace intent::support {
 
@@ -13,8 +14,8 @@ std::string executablePath();
 /// BLAKE3 (hex) of the running executable's bytes: changes with every rebuild,
 /// so artifacts built by another binary never hit. Computed once per process.
 const std::string &buildId();
-/// BLAKE3 (hex) of a string.
-std::string blake3Hex(const std::string &data);
+/// Lowercase hex BLAKE3-256 of arbitrary bytes.
+std::string blake3Hex(std::string_view data);
 
 } // namespace intent::support
 

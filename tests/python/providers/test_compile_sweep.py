@@ -40,6 +40,9 @@ def test_every_variant_compiles_or_is_diagnosed(tmp_path):
     exe = intentc_path()
     if not os.path.exists(exe):
         pytest.skip("intentc not found")
+    # An existing cache root lets each process reuse the memoized build id
+    # (--no-cache still writes no result there).
+    (tmp_path / "cache").mkdir()
     env = dict(os.environ, INTENT_CACHE_DIR=str(tmp_path / "cache"), INTENTC_SOCKET=str(tmp_path / "none.sock"))
     bad, n = [], 0
     for name, text in variants():
