@@ -52,7 +52,7 @@ const std::string &support::buildId() {
   static std::once_flag once;
   static std::string id;
   std::call_once(once, [] {
-    // Hashing the whole binary costs ~100 ms per process; the result is memoized
+    // Hashing the whole binary costs ~70 ms per process; the result is memoized
     // under the file's identity (device, inode, size, mtime), which any rebuild
     // or edit of the binary changes.
     std::string exe = executablePath();
