@@ -2,6 +2,8 @@
 #include "intent/Cache/Key.h"
 #include "intent/Support/Identity.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
@@ -81,6 +83,14 @@ TEST_CASE("key: per-component digests") {
   CHECK(d.find(k.hex) != std::string::npos);
   CHECK(d.find("cache-format-version: 1") != std::string::npos);
   CHECK(d.find(k.components[2].digest) != std::string::npos);
+}
+
+TEST_CASE("key: the compiler component is the BLAKE3 of the running binary's bytes") {
+  // buildId() hashes the mapped file in place (or reads its memo); a plain read must agree.
+  auto buf = llvm::MemoryBuffer::getFile(intent::support::executablePath(), /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  REQUIRE(buf);
+  CHECK(intent::support::buildId() == intent::support::blake3Hex((*buf)->getBuffer().str()));
 }
 
 TEST_CASE("key: validity") {
