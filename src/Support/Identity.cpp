@@ -77,8 +77,7 @@ const std::string &support::buildId() {
                                            /*RequiresNullTerminator=*/false);
     // Hash the mapped file in place: a copy of a >100 MiB binary costs more
     // (page faults) than the hash itself.
-    llvm::StringRef bytes = buf ? (*buf)->getBuffer() : llvm::StringRef();
-    id = buf ? blake3Hex(std::string_view(bytes.data(), bytes.size())) : std::string("unknown");
+    id = buf ? blake3Hex((*buf)->getBuffer()) : std::string("unknown");
     // Memoize only into an existing cache root: commands that promise to write
     // nothing (explain, --print-key) never create one.
     llvm::StringRef memoDir = llvm::sys::path::parent_path(memo);
