@@ -8,7 +8,7 @@ Fixtures:
 
 The intentc binary is $INTENTC, else <repo>/build/bin/intentc, else the newest
 <repo>/build-*/bin/intentc. TRITON_INTERPRET=1 is set before anything imports
-triton so Triton kernels run on the CPU interpreter.
+triton so Triton kernels run on the CPU interpreter; INTENT_TUNE_REPS defaults to 1.
 """
 import glob
 import hashlib
@@ -21,6 +21,9 @@ import sys
 import tempfile
 
 os.environ.setdefault("TRITON_INTERPRET", "1")
+# On the interpreter the tuner's timings choose nothing worth keeping; one timed rep per
+# candidate after its warm-up still restores the trial state before every launch.
+os.environ.setdefault("INTENT_TUNE_REPS", "1")
 
 import pytest  # noqa: E402
 
