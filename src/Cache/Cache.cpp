@@ -14,6 +14,7 @@
 #include "CacheImpl.h"
 #include "intent/Cache/Key.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BLAKE3.h"
 
 #include <nlohmann/json.hpp>
@@ -135,13 +136,7 @@ Status hashFile(const std::string &path, FileSum &out, bool doFsync) {
     return s;
   }
   ::close(fd);
-  auto digest = h.final();
-  static const char digits[] = "0123456789abcdef";
-  out.blake3.clear();
-  for (uint8_t b : digest) {
-    out.blake3.push_back(digits[b >> 4]);
-    out.blake3.push_back(digits[b & 15]);
-  }
+  out.blake3 = llvm::toHex(h.final(), /*LowerCase=*/true);
   out.size = total;
   return Status();
 }
