@@ -43,6 +43,18 @@ def intentc_path():
     return found[-1] if found else default
 
 
+def intentc_env(workdir):
+    """The environment of a test's intentc process: a cache root and a server socket under
+    `workdir` unless the caller's environment names them. The root exists, so every process
+    reuses the build id memoized there (a --no-cache compile writes no result)."""
+    env = dict(os.environ)
+    if "INTENT_CACHE_DIR" not in env:
+        env["INTENT_CACHE_DIR"] = os.path.join(workdir, "cache")
+        os.makedirs(env["INTENT_CACHE_DIR"], exist_ok=True)
+    env.setdefault("INTENTC_SOCKET", os.path.join(workdir, "no-server.sock"))
+    return env
+
+
 def _load_module(path, kernel_name):
     _MODULE_COUNTER[0] += 1
     mod_name = "intent_generated_%s_%d" % (kernel_name, _MODULE_COUNTER[0])
@@ -90,13 +102,7 @@ def compile_kir_files(path_or_text, target="reference", defines=None, extra_args
     for k, v in (defines or {}).items():
         cmd += ["--define", "%s=%s" % (k, v)]
     cmd += list(extra_args)
-    env = dict(os.environ)
-    if "INTENT_CACHE_DIR" not in env:
-        # An existing root lets intentc memoize its build id across processes.
-        env["INTENT_CACHE_DIR"] = os.path.join(workdir, "cache")
-        os.makedirs(env["INTENT_CACHE_DIR"], exist_ok=True)
-    env.setdefault("INTENTC_SOCKET", os.path.join(workdir, "no-server.sock"))
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=intentc_env(workdir))
     if proc.returncode != 0:
         raise CompileError("intentc failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr))
     summary = json.loads(proc.stdout)

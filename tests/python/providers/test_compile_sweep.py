@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import intentc_path
+from conftest import intentc_env, intentc_path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
@@ -40,10 +40,7 @@ def test_every_variant_compiles_or_is_diagnosed(tmp_path):
     exe = intentc_path()
     if not os.path.exists(exe):
         pytest.skip("intentc not found")
-    # An existing cache root lets each process reuse the memoized build id
-    # (--no-cache still writes no result there).
-    (tmp_path / "cache").mkdir()
-    env = dict(os.environ, INTENT_CACHE_DIR=str(tmp_path / "cache"), INTENTC_SOCKET=str(tmp_path / "none.sock"))
+    env = intentc_env(str(tmp_path))
     bad, n = [], 0
     for name, text in variants():
         f = tmp_path / (name + ".kir")
