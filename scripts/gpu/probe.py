@@ -25,7 +25,8 @@ f64 product), lnhoist (layernorm with the reciprocal of N and the weight loads m
 before the row's reductions), rowprefetch (row sums with an L2 bulk prefetch ahead), rowpersist (small rows in persistent programs
 with pipelined loads), rowrotate (long-row sums with each program's chunk order rotated), vectors (a vector's total and
 a dot product with many splits), vecmat (vector-matrix against the column sum), axesidx (reductions over several axes with
-64- and 32-bit offsets), rowstream (256x65536 row sums: stream-K programs over equal parts of the array and TMA rows),
+64- and 32-bit offsets), axesquot (the same reductions' candidates, flat indices split by multiply-high or by division:
+OLD_ART names the second compiler's artifacts), rowstream (256x65536 row sums: stream-K programs over equal parts of the array and TMA rows),
 rowmlp (long-row sums: the chunk loop without masks and loading several chunks before adding),
 rowmerge (long-row sums split across programs: the merge's arrival ordered, relaxed or left out), rowsplitorder
 (long-row sums split across programs, a row's splits launched consecutively), rowlayout (64 MiB row sums
@@ -2301,6 +2302,41 @@ def axesidx_probe():
         m._needs_idx64 = idx64
 
 
+def axesquot_probe():
+    """Reductions over several axes (harness.py axes) from two compilers: every candidate of ART's
+    artifacts (flat column indices split by _quot's multiply-high) and of $OLD_ART's (integer
+    division per element), one after the other per candidate, the order alternating."""
+    os.environ["INTENT_RUNTIME"] = "0"
+    dev = "cuda"
+    g = torch.Generator(device=dev).manual_seed(0)
+    x3, w3 = torch.randn(32, 2048, 1024, device=dev, generator=g), torch.randn(16, 1024, 4096, device=dev, generator=g)
+    x4 = torch.randn(64, 256, 56, 56, device=dev, generator=g)
+    h3 = torch.randn(32, 2048, 1024, device=dev, generator=g).half()
+    cases = [("batch_sum", x3, torch.empty(32, device=dev), lambda: x3.sum((1, 2))),
+             ("middle_sum", w3, torch.empty(1024, device=dev), lambda: w3.sum((0, 2))),
+             ("leading_sum", w3, torch.empty(4096, device=dev), lambda: w3.sum((0, 1))),
+             ("total3", x3, torch.empty((), device=dev), lambda: x3.sum()),
+             ("channel_sum", x4, torch.empty(256, device=dev), lambda: x4.sum((0, 2, 3))),
+             ("batch_max", h3, torch.empty(32, device=dev, dtype=torch.float16), lambda: h3.amax((1, 2)))]
+    global ART
+    new_art, old_art = ART, os.environ["OLD_ART"]
+    for case, x, out, ref in cases:
+        mods = {}
+        for tag, art in (("quot", new_art), ("div", old_art)):
+            ART = art
+            mods[tag] = load(case)
+        ART = new_art
+        want = ref().double()
+        for i, c in enumerate(mods["quot"].CANDIDATES):
+            for tag in (("quot", "div") if i % 2 == 0 else ("div", "quot")):
+                run = mods[tag].bind(c, x, out)
+                out.fill_(float("nan"))
+                run()
+                err = ((out.double() - want).norm() / want.norm()).item()
+                emit(kind="axesquot", case=case, form=tag, variant=json.dumps(c, sort_keys=True),
+                     TBps=x.numel() * x.element_size() / t(run) / 1e9, err=err)
+
+
 def attnrows_probe():
     """Region contractions (attention): a grid of (BM, BN, warps, stages) beyond the shipped
     region_contraction rows, each bound directly and timed by do_bench, its output compared with the
@@ -2536,7 +2572,7 @@ if __name__ == "__main__":
              "launchcost": launchcost_probe, "votediv": votediv_probe,
              "lnhoist": lnhoist_probe, "rowprefetch": rowprefetch_probe,
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
-             "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe,
+             "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe, "axesquot": axesquot_probe,
              "attnrows": attnrows_probe, "rowstream": rowstream_probe,
              "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,

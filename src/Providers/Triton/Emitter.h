@@ -80,6 +80,21 @@ public:
   llvm::DenseMap<Value, std::string> invariantRecip;
   /// Reciprocals the launcher computes: (kernel parameter, the launcher's extent expression).
   std::vector<std::pair<std::string, std::string>> hostRecips;
+  /// Extent symbols a flat index is divided by: the launcher passes each one's multiply-high
+  /// divisor (_udiv_magic) as `_dvm<i>`.
+  std::vector<std::string> hostDivisors;
+  std::string divisorMagic(StringRef symbol) { return launcherParam(hostDivisors, symbol, "_dvm"); }
+  /// Innermost column extents whose multiple-of-16 test the launcher passes as the constexpr
+  /// `_DVA<i>` (the column digits then divide: see _divmod).
+  std::vector<std::string> alignedExtents;
+  std::string extentAligned(StringRef symbol) { return launcherParam(alignedExtents, symbol, "_DVA"); }
+  /// `prefix<i>`, i the position of `symbol` in `symbols` (appended when new).
+  static std::string launcherParam(std::vector<std::string> &symbols, StringRef symbol, const char *prefix) {
+    size_t i = llvm::find(symbols, symbol.str()) - symbols.begin();
+    if (i == symbols.size())
+      symbols.push_back(symbol.str());
+    return prefix + std::to_string(i);
+  }
   /// DIV_FORM (the structure declares it for such divisions) chooses the form per candidate;
   /// its form 1 takes the divisor itself too.
   const bool divisionFormTuned =

@@ -120,6 +120,26 @@ const std::map<std::string, std::string> &numericHelperSources() {
        "        mov.f32 $0, q;\n"
        "        }\"\"\", \"=f,f,f,f,f,d\", [a, b, y, lo, r], dtype=tl.float32, is_pure=True, pack=1)\n"
        "    return q\n"},
+      {"_divmod",
+       "@triton.jit\n"
+       "def _divmod_mulhi(q, d, dm):\n"
+       "    # (q // d, q % d) by a multiply-high with the launcher's m = ceil(2^(31+l) / d),\n"
+       "    # l = ceil(log2 d), packed as m | (l + 1) << 32: exact for 0 <= q < 2^31 (Granlund and\n"
+       "    # Montgomery, 1994), a few instructions instead of an emulated 32-bit division.\n"
+       "    m = (dm & 0xFFFFFFFF).to(tl.uint32)\n"
+       "    l = ((dm >> 32) - 1).to(tl.uint32)\n"
+       "    quot = (tl.umulhi(q.to(tl.uint32) * 2, m) >> l).to(q.dtype)\n"
+       "    return quot, q - quot * d\n\n"
+       "@triton.jit\n"
+       "def _divmod(q, d, dm, WIDE: tl.constexpr, ALIGNED: tl.constexpr):\n"
+       "    # (q // d, q % d); the 32-bit path by _divmod_mulhi. ALIGNED: the column digits of an\n"
+       "    # innermost extent that is a multiple of 16 divide, so that Triton's contiguity analysis\n"
+       "    # still sees runs of 16 and vectorizes their loads. The interpreter divides (numpy has\n"
+       "    # no emulated division to avoid; its per-op cost is what CI pays).\n"
+       "    if WIDE or ALIGNED or _INTERPRETED:\n"
+       "        return q // d, q % d\n"
+       "    else:\n"
+       "        return _divmod_mulhi(q, d, dm)\n"},
       {"_tanh",
        "@triton.jit\n"
        "def _tanh(x):\n"
@@ -486,6 +506,31 @@ std::vector<std::string> mixedRadix(Emitter &e, const std::string &flat, const s
   return d;
 }
 
+/// mixedRadix of a flat index in IDXT: symbolic extents divide through _divmod (one
+/// multiply-high on the 32-bit path unless `aligned`, a constexpr expression, holds).
+std::vector<std::string> flatIndexDigits(Emitter &e, const std::string &flat, ArrayRef<Attribute> extents,
+                                         const std::string &aligned, const char *digit, const char *rest) {
+  std::vector<std::string> d(extents.size());
+  std::string rem = flat;
+  for (int i = extents.size() - 1; i >= 1; --i) {
+    std::string n = e.dim(extents[i]);
+    if (kir::isStaticDim(extents[i])) { // a constant divisor: the compiler's own multiply-high
+      d[i] = e.bind(rem + " % " + n, digit);
+      rem = e.bind(rem + " // " + n, rest);
+      continue;
+    }
+    e.numericHelpers.insert("_divmod");
+    std::string quot = e.fresh(rest);
+    d[i] = e.fresh(digit);
+    e.py.line(quot + ", " + d[i] + " = _divmod(" + rem + ", " + n + ", " +
+              e.divisorMagic(kir::symbolicDimName(extents[i])) + ", IDX64, " + aligned + ")");
+    rem = quot;
+  }
+  if (!extents.empty())
+    d[0] = rem;
+  return d;
+}
+
 /// Emits the coordinates of the row axes from a flat row index block `rows` ([BM, 1])
 /// and of the column axes from the flat column block `cols` ([1, BN]); the outermost
 /// axis of each group carries its mask (the others' digits stay within their extents).
@@ -497,8 +542,8 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
   e.coords.rowMask = rmask;
   if (rank == 0)
     return;
-  auto group = [&](int from, int to, const std::string &flat, const std::string &mask, const char *digit,
-                   const char *rest) {
+  auto group = [&](int from, int to, bool columns, const std::string &flat, const std::string &mask,
+                   const char *digit, const char *rest) {
     if (from == to)
       return;
     e.coords.mask[from] = mask;
@@ -506,15 +551,18 @@ void rowColCoords(Emitter &e, int rank, const std::string &rows, const std::stri
       e.coords.coord[from] = flat;
       return;
     }
-    std::vector<std::string> extents;
-    for (int a = from; a < to; ++a)
-      extents.push_back(e.dim(e.ps.extents[a]));
-    std::vector<std::string> c = mixedRadix(e, e.bind(flat, rest), extents, digit, rest);
+    // Only the columns are contiguous runs (a row block is broadcast along them).
+    std::string aligned = "False";
+    if (Attribute inner = e.ps.extents[to - 1]; columns)
+      aligned = kir::isStaticDim(inner) ? (kir::staticDimValue(inner) % 16 ? "False" : "True")
+                                        : e.extentAligned(kir::symbolicDimName(inner));
+    std::vector<std::string> c =
+        flatIndexDigits(e, e.bind(flat, rest), ArrayRef(e.ps.extents).slice(from, to - from), aligned, digit, rest);
     std::copy(c.begin(), c.end(), e.coords.coord.begin() + from);
   };
   int firstCol = e.ps.firstColAxis();
-  group(firstCol, rank, cols, cmask, "q", "q");
-  group(0, firstCol, rows, rmask, "c", "r");
+  group(firstCol, rank, /*columns=*/true, cols, cmask, "q", "q");
+  group(0, firstCol, /*columns=*/false, rows, rmask, "c", "r");
 }
 
 /// The product of the extents of canonical axes [from, to) as a Python expression.

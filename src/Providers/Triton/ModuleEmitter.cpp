@@ -157,6 +157,8 @@ private:
     kparams.push_back("C");
     for (const auto &hr : e.hostRecips)
       kparams.push_back(hr.first + ": tl.float64");
+    for (const auto &sym : e.hostDivisors)
+      kparams.push_back(e.divisorMagic(sym));
     runtimeParams = kparams;
     if (hostDesc) { // host-side tensor descriptors, None for pointer-form candidates
       kparams.push_back("a_desc");
@@ -172,6 +174,8 @@ private:
     kargs.push_back("C");
     for (const auto &hr : e.hostRecips)
       kargs.push_back("_recip_host(" + hr.second + ")");
+    for (const auto &sym : e.hostDivisors)
+      kargs.push_back("_udiv_magic(_ext['" + sym + "'])");
     keyNames.push_back("R");
     keyNames.push_back("C");
     cover = ps.kind == StructureKind::RowReduction;
@@ -190,6 +194,8 @@ private:
       constexprs.push_back("COVER");
     if (ps.kind != StructureKind::Matmul)
       constexprs.push_back("IDX64");
+    for (const auto &sym : e.alignedExtents)
+      constexprs.push_back(e.extentAligned(sym));
   }
 
   void writeHeader() {
@@ -475,6 +481,15 @@ private:
             "    # 1 / f32(n) in f64, correctly rounded (n is an extent; 1/0 is inf): _div_by_recip's reciprocal.\n"
             "    b = struct.unpack(\"f\", struct.pack(\"f\", n))[0]\n"
             "    return 1.0 / b if b else float(\"inf\")\n\n";
+    if (!e.hostDivisors.empty())
+      os << "def _udiv_magic(d):\n"
+            "    # _divmod's divisor for 1 <= d < 2^31: m = ceil(2^(31+l) / d) < 2^32, l = ceil(log2 d), as\n"
+            "    # m | (l + 1) << 32: at least 2^32, so always passed as a 64-bit integer. Other extents take\n"
+            "    # the 64-bit path, which divides.\n"
+            "    if not 1 <= d < 2**31:\n"
+            "        return 1 << 32\n"
+            "    l = (d - 1).bit_length()\n"
+            "    return ((1 << (31 + l)) + d - 1) // d | (l + 1) << 32\n\n";
     if (deviceDesc)
       os << "def _tma_alloc(size, alignment, stream):\n    return torch.empty(size, device=\"cuda\", "
             "dtype=torch.int8)\n\n";
@@ -514,6 +529,8 @@ private:
       os << "    extra['IDX64'] = _needs_idx64(R, C, " << params << ")\n";
     if (cover)
       os << "    extra['COVER'] = triton.next_power_of_2(max(C, 1))\n";
+    for (const auto &sym : e.alignedExtents)
+      os << "    extra['" << e.extentAligned(sym) << "'] = _ext['" << sym << "'] % 16 == 0\n";
     if (region) {
       const int rank = ps.extents.size();
       RegionInfo ri = *ps.region;
