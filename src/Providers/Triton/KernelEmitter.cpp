@@ -493,42 +493,43 @@ std::string dimExpr(Attribute d, const providers::PythonNames &names) {
 namespace {
 /// The digits of `flat` in the mixed radix `extents` (the first outermost, the last
 /// fastest), each but the first bound to a name prefixed `digit`; the quotients carried
-/// between them are bound with the prefix `rest`.
+/// between them are bound with the prefix `rest`. A level for which `divmodArgs` gives
+/// the trailing arguments of a `_divmod` call splits through it, the others by `//` and `%`.
 std::vector<std::string> mixedRadix(Emitter &e, const std::string &flat, const std::vector<std::string> &extents,
-                                    const char *digit, const char *rest) {
-  std::vector<std::string> d(extents.size());
-  std::string rem = flat;
-  for (int i = extents.size() - 1; i >= 0; --i) {
-    d[i] = i == 0 ? rem : e.bind(rem + " % " + extents[i], digit);
-    if (i)
-      rem = e.bind(rem + " // " + extents[i], rest);
-  }
-  return d;
-}
-
-/// mixedRadix of a flat index in IDXT: symbolic extents divide through _divmod (one
-/// multiply-high on the 32-bit path unless `aligned`, a constexpr expression, holds).
-std::vector<std::string> flatIndexDigits(Emitter &e, const std::string &flat, ArrayRef<Attribute> extents,
-                                         const std::string &aligned, const char *digit, const char *rest) {
+                                    const char *digit, const char *rest,
+                                    llvm::function_ref<std::string(int)> divmodArgs = nullptr) {
   std::vector<std::string> d(extents.size());
   std::string rem = flat;
   for (int i = extents.size() - 1; i >= 1; --i) {
-    std::string n = e.dim(extents[i]);
-    if (kir::isStaticDim(extents[i])) { // a constant divisor: the compiler's own multiply-high
-      d[i] = e.bind(rem + " % " + n, digit);
-      rem = e.bind(rem + " // " + n, rest);
+    if (std::string args = divmodArgs ? divmodArgs(i) : ""; !args.empty()) {
+      e.numericHelpers.insert("_divmod");
+      std::string quot = e.fresh(rest);
+      d[i] = e.fresh(digit);
+      e.py.line(quot + ", " + d[i] + " = _divmod(" + rem + ", " + extents[i] + ", " + args + ")");
+      rem = quot;
       continue;
     }
-    e.numericHelpers.insert("_divmod");
-    std::string quot = e.fresh(rest);
-    d[i] = e.fresh(digit);
-    e.py.line(quot + ", " + d[i] + " = _divmod(" + rem + ", " + n + ", " +
-              e.divisorMagic(kir::symbolicDimName(extents[i])) + ", IDX64, " + aligned + ")");
-    rem = quot;
+    d[i] = e.bind(rem + " % " + extents[i], digit);
+    rem = e.bind(rem + " // " + extents[i], rest);
   }
   if (!extents.empty())
     d[0] = rem;
   return d;
+}
+
+/// mixedRadix of a flat index in IDXT: symbolic extents divide through _divmod (one
+/// multiply-high on the 32-bit path unless `aligned`, a constexpr expression, holds);
+/// constant divisors take the compiler's own multiply-high.
+std::vector<std::string> flatIndexDigits(Emitter &e, const std::string &flat, ArrayRef<Attribute> extents,
+                                         const std::string &aligned, const char *digit, const char *rest) {
+  std::vector<std::string> names;
+  for (Attribute d : extents)
+    names.push_back(e.dim(d));
+  return mixedRadix(e, flat, names, digit, rest, [&](int i) -> std::string {
+    if (kir::isStaticDim(extents[i]))
+      return "";
+    return e.divisorMagic(kir::symbolicDimName(extents[i])) + ", IDX64, " + aligned;
+  });
 }
 
 /// Emits the coordinates of the row axes from a flat row index block `rows` ([BM, 1])
