@@ -8,7 +8,9 @@ Fixtures:
 
 The intentc binary is $INTENTC, else <repo>/build/bin/intentc, else the newest
 <repo>/build-*/bin/intentc. TRITON_INTERPRET=1 is set before anything imports
-triton so Triton kernels run on the CPU interpreter; INTENT_TUNE_REPS defaults to 1.
+triton so Triton kernels run on the CPU interpreter (its per-element evaluation of
+combine functions replaced by whole-slice trees: interpreter_combines.py); INTENT_TUNE_REPS
+defaults to 1.
 """
 import glob
 import hashlib
@@ -26,6 +28,11 @@ os.environ.setdefault("TRITON_INTERPRET", "1")
 os.environ.setdefault("INTENT_TUNE_REPS", "1")
 
 import pytest  # noqa: E402
+
+if os.environ["TRITON_INTERPRET"] == "1":
+    import interpreter_combines  # noqa: E402
+
+    interpreter_combines.install()
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 INT_SENTINEL = -0x5A5A5A5A

@@ -99,10 +99,29 @@ def run_on_shapes(tmod, rmod, cands, shapes, seed, label, contraction):
         run_candidates(tmod, cands, base, want, f"{label} {sizes}", contraction)
 
 
+# Launch options, not kernel constexprs: the CPU interpreter runs the same program whatever they are.
+LAUNCH_OPTIONS = ("NUM_WARPS", "NUM_STAGES", "NUM_CTAS")
+
+
+def interpreter_distinct(cands):
+    """`cands` without those that differ from an earlier one only in launch options, when the kernels
+    run on the CPU interpreter (on a GPU every candidate is its own compiled program)."""
+    if torch.cuda.is_available():
+        return list(cands)
+    seen, out = set(), []
+    for c in cands:
+        key = tuple(sorted((k, v) for k, v in c.items() if k not in LAUNCH_OPTIONS))
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
 def run_candidates(tmod, cands, base, want, label, contraction):
-    """Runs each candidate on a fresh copy of `base` and compares every written view with `want`."""
+    """Runs each candidate (each distinct program, on the interpreter) on a fresh copy of `base`
+    and compares every written view with `want`."""
     abi = tmod.ARTIFACT["abi"]
-    for cand in cands:
+    for cand in interpreter_distinct(cands):
         got = clone_args(base)
         tmod._run_candidate(cand, tuple(got))
         for p, g, w in zip(abi["parameters"], got, want):
