@@ -34,7 +34,8 @@ of both shapes and of the long rows' memory read as short rows, in the same roun
 through an element-wise epilogue, split or not: ART/epilogue/{old,new} from two compilers), colstats
 (column mean and variance: wider column ownership with splits), rowhandoff (256x65536 row sums by
 balanced programs whose shared rows are joined by a fence-free hand-off), rowoccupancy (long-row sums
-with 32 warps capped at 32 registers: two programs per SM),
+with 32 warps capped at 32 registers: two programs per SM), rowticket (256x65536 row sums split over
+consecutive programs merged by the program that took its row's last ticket, the ticket taken before the loads),
 dump, maxnreg.
 """
 import importlib.util
@@ -2519,6 +2520,104 @@ def rowhandoff_probe():
         emit(kind="rowhandoff", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+@triton.jit
+def _ticket_row_sum(x, out, ws, cnt, dbg, N, S: tl.constexpr, PART: tl.constexpr, BLOCK: tl.constexpr,
+                    TICKET: tl.constexpr, EVICT: tl.constexpr, SPIN_LIMIT: tl.constexpr,
+                    NW: tl.constexpr = 4):
+    # A long row split over S consecutive programs (split-fastest order, PART elements each). Each
+    # takes a ticket on its row's counter (TICKET "first": before its loads, so the atomic's round
+    # trip overlaps them; "last": after) and publishes its part as one 64-bit word (1 << 32 | bits);
+    # the program that took the last ticket started last, so every word it waits for is from a
+    # resident program: it spins until they are there, adds the S parts in split order (the same
+    # bits whoever merges), clears the words and the counter. TICKET "none": words only (the floor).
+    lin = tl.program_id(0)
+    row = lin // S
+    s = lin % S
+    base = x + row.to(tl.int64) * N + s * PART
+    if TICKET == "first":
+        t = tl.atomic_add(cnt + row, 1, sem="relaxed", scope="gpu")
+    if TICKET == "asm":
+        # Thread 0 alone takes the ticket and nothing waits for it until the part is summed: no
+        # broadcast barrier between the atomic and the loads (tl.atomic_add's scalar result has one).
+        t0 = tl.inline_asm_elementwise(
+            "{ .reg .u32 tid; .reg .pred p0; mov.u32 $0, 0; mov.u32 tid, %tid.x; setp.eq.u32 p0, tid, 0;"
+            " @p0 atom.relaxed.gpu.global.add.u32 $0, [$1], 1; }",
+            "=r,l", [cnt + row], dtype=tl.int32, is_pure=False, pack=1)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for k in tl.static_range(0, PART, BLOCK):
+        acc += tl.load(base + k + tl.arange(0, BLOCK), eviction_policy=EVICT)
+    if TICKET == "last":
+        t = tl.atomic_add(cnt + row, 1, sem="relaxed", scope="gpu")
+    part = tl.sum(acc, 0)
+    if TICKET == "asm":
+        lane = tl.arange(0, 32 * NW)
+        t = tl.max(tl.where(lane == 0, t0, 0), 0)  # thread 0's ticket, to every thread
+    if TICKET == "none":
+        tl.store(ws + lin, _handoff_word(part))
+    else:
+        if t == S - 1:
+            offs = tl.arange(0, S)
+            mine = offs == s
+            w = tl.load(ws + row * S + offs, mask=~mine, other=1 << 32, volatile=True)
+            spins = 0
+            while (tl.min((w >> 32).to(tl.int32), 0) == 0) & (spins < SPIN_LIMIT):
+                w = tl.load(ws + row * S + offs, mask=~mine, other=1 << 32, volatile=True)
+                spins += 1
+            tl.store(dbg + row, spins)  # a probe's watchdog: a word never seen ends the wait
+            vals = tl.where(mine, part, (w & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True))
+            tl.store(out + row, tl.sum(vals, 0))
+            tl.store(ws + row * S + offs, 0, mask=~mine)
+            tl.store(cnt + row, 0)
+        else:
+            tl.store(ws + lin, _handoff_word(part))
+
+
+def rowticket_probe():
+    """256x65536 row sums split over consecutive programs whose merge costs one ticket taken before
+    the loads: the last program to start adds the published parts in split order (deterministic).
+    Against no merge (the floor), the shipped rows, the short-row kernel on the same memory and
+    torch in rotating rounds; each merging variant checked against f64 and for identical bits over
+    repeated launches, the counters and words left clear."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    gen = load("row_sum")
+    M, N = 256, 65536
+    x = torch.randn(M, N, device="cuda")
+    ref = x.double().sum(1)
+    y = torch.empty(M, device="cuda")
+    ws = torch.zeros(M * 64, dtype=torch.int64, device="cuda")
+    cnt = torch.zeros(M, dtype=torch.int32, device="cuda")
+    dbg = torch.zeros(M, dtype=torch.int32, device="cuda")
+    fns = {"torch": lambda: x.sum(1),
+           "shipped w16 R8192": gen.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y),
+           "shipped w32 R8192": gen.bind(dict(NUM_WARPS=32, OWN_M=1, RED_N=8192, SPLIT=1), x, y)}
+    y_view = torch.empty(65536, device="cuda")
+    for own, w in [(8, 8), (8, 4)]:
+        fns[f"short view M{own} w{w} (pieces)"] = gen.bind(dict(NUM_WARPS=w, OWN_M=own, RED_N=256, SPLIT=1),
+                                                          x.view(65536, 256), y_view)
+    for S, w, b in [(32, 8, 2048), (16, 8, 4096), (64, 4, 1024), (64, 8, 1024)]:
+        for tk in ("asm", "last", "none") if S == 32 and w == 8 else ("asm", "none"):
+            for ev in ("evict_first",):
+                name = f"split S{S} w{w} B{b} ticket {tk}" + (" evict_first" if ev else "")
+                fn = (lambda S=S, w=w, b=b, tk=tk, ev=ev: _ticket_row_sum[(M * S,)](
+                    x, y, ws, cnt, dbg, N, S=S, PART=N // S, BLOCK=b, TICKET=tk, EVICT=ev, SPIN_LIMIT=1 << 20,
+                    NW=w, num_warps=w))
+                if tk != "none":
+                    bits = None
+                    for _ in range(3):
+                        y.fill_(float("nan"))
+                        fn()
+                        torch.cuda.synchronize()
+                        same = bits is None or torch.equal(y.view(torch.int32), bits.view(torch.int32))
+                        bits = y.clone()
+                    err = ((bits.double() - ref).norm() / ref.norm()).item()
+                    clear = int(ws.abs().sum().item()) == 0 and int(cnt.abs().sum().item()) == 0
+                    emit(kind="rowticket_check", variant=name, err=err, repeat_identical=same, clear=clear,
+                         max_spins=int(dbg.max().item()), ok=bool(err < 1e-6 and same and clear))
+                fns[name] = fn
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+        emit(kind="rowticket", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def rowoccupancy_probe():
     """Long-row sums by warps resident per SM: ncu reads the shipped 256x65536 winner (16 warps,
     55 registers: two programs, 32 warps per SM) and the same memory read as short rows (89% of
@@ -2577,7 +2676,8 @@ if __name__ == "__main__":
              "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
              "epilogue": epilogue_probe, "colstats": colstats_probe,
-             "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe}
+             "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
+             "rowticket": rowticket_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
