@@ -63,8 +63,8 @@ def prefix_scan(self, input):
     n = data[0].shape[axis]
     step = 1
     while step < n:
-        # Whole arrays (the interpreter's blocks are powers of two): the left operand shifted by
-        # `step`, its first `step` places a copy of the right (combined, then left as they were).
+        # Whole arrays (the interpreter's blocks are powers of two): the left operand rotated by
+        # `step`; the first `step` places combine wrapped-around elements and are not kept.
         lhs = [np.roll(d, step, axis=axis) for d in data]
         new = _combine(self, dtypes, lhs, data)
         index = [slice(None)] * data[0].ndim
