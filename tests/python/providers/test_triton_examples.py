@@ -78,6 +78,18 @@ def reference_case(tmod, rmod, sizes, seed, scalar):
     return base, want
 
 
+def with_small_chunk(tmod):
+    """Every candidate, and the first again with a 16-element chunk or segment, so that on small
+    shapes chunks cross row boundaries of strided or split axes and scans carry their prefix across
+    segments."""
+    cands = list(tmod.CANDIDATES)
+    for chunk in ("SCAN_N", "RED_N", "OWN_N"):
+        if chunk in cands[0] and cands[0].get("SPLIT", 1) == 1:
+            cands.append(dict(cands[0], **{chunk: 16}))
+            break
+    return cands
+
+
 def run_on_shapes(tmod, rmod, cands, shapes, seed, label, contraction):
     """run_candidates on inputs for each of `shapes` (seeded `seed`, `seed` + 1, ...)."""
     for i, sizes in enumerate(shapes):
