@@ -9,7 +9,7 @@ Fixtures:
 The intentc binary is $INTENTC, else <repo>/build/bin/intentc, else the newest
 <repo>/build-*/bin/intentc. TRITON_INTERPRET=1 is set before anything imports
 triton so Triton kernels run on the CPU interpreter (its per-element evaluation of
-combine functions replaced by whole-slice trees: interpreter_combines.py); INTENT_TUNE_REPS
+combine functions replaced by a whole-slice one: interpreter_combines.py); INTENT_TUNE_REPS
 defaults to 1.
 """
 import glob

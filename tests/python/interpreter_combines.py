@@ -6,7 +6,7 @@ so a [1, 8192] chunk costs 8192 interpreted calls. Generated kernels always pass
 combine functions. `install()` replaces those two slow paths with evaluations that call the
 combine function on whole slices: a reduction as a pairwise tree that keeps leaf order, a scan
 as Hillis-Steele prefix steps (log2(n) calls each). Both are orders the GPU lowering may also
-use: Triton requires these combine functions to be associative, never commutative.
+use: Triton requires these combine functions to be associative, not commutative.
 """
 import numpy as np
 
@@ -29,21 +29,17 @@ def _combine(op, dtypes, lhs, rhs):
 
 
 def tree_reduce(self, input):
-    """ReduceOps.generic_reduce: adjacent pairs combined level by level (an odd last element is
-    carried to the next level), so every leaf keeps its place left of its successors."""
+    """ReduceOps.generic_reduce: adjacent pairs combined level by level (the interpreter's blocks
+    are powers of two), so every leaf keeps its place left of its successors."""
     original_axis = self.axis
     input, axis = self.unravel(input, self.axis)
     dtypes = [a.dtype for a in input]
     data = [a.handle.data for a in input]
     while data[0].shape[axis] > 1:
         n = data[0].shape[axis]
-        m = n // 2
-        lhs = [np.take(d, np.arange(0, 2 * m, 2), axis=axis) for d in data]
-        rhs = [np.take(d, np.arange(1, 2 * m, 2), axis=axis) for d in data]
-        pairs = _combine(self, dtypes, lhs, rhs)
-        if n % 2:
-            pairs = [np.concatenate([p, np.take(d, [n - 1], axis=axis)], axis=axis) for p, d in zip(pairs, data)]
-        data = pairs
+        lhs = [np.take(d, np.arange(0, n, 2), axis=axis) for d in data]
+        rhs = [np.take(d, np.arange(1, n, 2), axis=axis) for d in data]
+        data = _combine(self, dtypes, lhs, rhs)
     ret = []
     for d, t in zip(data, dtypes):
         d = np.squeeze(d, axis=axis)

@@ -1,7 +1,6 @@
 """The whole-slice combine evaluation (tests/python/interpreter_combines.py) against the
 interpreter's own per-element paths: the same results for associative combines that do not
 commute, carry tuples or wrap, on every axis form (axis None, keep_dims, reverse scans)."""
-import numpy as np
 import pytest
 import torch
 import triton
