@@ -52,6 +52,22 @@ for name in attn_f16 attn_bf16_lse attn_f32_bias; do
       --no-cache -o "$ART/$name/$target" >/dev/null
   done
 done
+# Split merges and epilogues (probe.py ART epilogue / colstats): ART/epilogue/new by this compiler,
+# ART/epilogue/old by $INTENTC_OLD when given (a build of the revision to compare against).
+for which in new old; do
+  compiler="$INTENTC"
+  if [ "$which" = old ]; then
+    [ -n "${INTENTC_OLD:-}" ] || continue
+    compiler="$INTENTC_OLD"
+  fi
+  "$compiler" compile "$ROOT/tests/python/providers/kir/split_merge.kir" --target triton --no-cache \
+    -o "$ART/epilogue/$which/tmp" >/dev/null
+  for d in "$ART/epilogue/$which/tmp"/*/; do
+    mkdir -p "$ART/epilogue/$which/$(basename "$d")"
+    mv "$d" "$ART/epilogue/$which/$(basename "$d")/triton"
+  done
+  rmdir "$ART/epilogue/$which/tmp"
+done
 # Probe variants: the sum kernels with many more rows (scripts/gpu/probe.py sums).
 for name in total_sum col_sum row_sum; do
   "$INTENTC" compile "$ROOT/examples/$name.kir" --target triton --no-cache \

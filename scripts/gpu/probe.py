@@ -2109,6 +2109,12 @@ def epilogue_probe():
             emit(kind="epilogue", case=name, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _env_ints(name, default):
+    """The comma-separated integers of environment variable `name`, else `default`."""
+    v = os.environ.get(name, "")
+    return tuple(int(t) for t in v.split(",")) if v else default
+
+
 def colstats_probe():
     """Column statistics (col_mean_var: two sums over the leading axis, then mean and variance) run
     as row reductions of the transposed iteration space: a program owns OWN_M adjacent columns and
@@ -2121,10 +2127,10 @@ def colstats_probe():
         ref = (x.double().mean(0), x.double().var(0, unbiased=False))
         mean, var = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
         fns, first = {"torch": lambda x=x: torch.var_mean(x, 0, unbiased=False)}, {}
-        for own in (32, 64):
-            for rn in (32, 128):
-                for split in (8, 64):
-                    for w in (4, 8):
+        for own in _env_ints("COLSTATS_OWN", (32, 64)):
+            for rn in _env_ints("COLSTATS_RED", (32, 128)):
+                for split in _env_ints("COLSTATS_SPLIT", (8, 64)):
+                    for w in _env_ints("COLSTATS_WARPS", (4, 8)):
                         cfg = dict(NUM_WARPS=w, OWN_M=own, RED_N=rn, SPLIT=split)
                         run = m.bind(cfg, x, mean, var)
                         mean.fill_(float("nan"))

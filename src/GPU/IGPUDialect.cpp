@@ -364,17 +364,48 @@ LogicalResult InitAccOp::verify() {
 LogicalResult FinishOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
 LogicalResult ScanOp::verify() { return verifyReductionRef<intent::kir::ScanOp>(*this, getScan(), "kir.scan"); }
 
+/// Whether `r` (an op of the kernel) is computed, through any chain of operands, from `from`.
+static bool readsResultOf(Operation *r, Operation *from) {
+  llvm::DenseSet<Operation *> seen;
+  SmallVector<Value> work(r->getOperands().begin(), r->getOperands().end());
+  while (!work.empty()) {
+    Operation *d = work.pop_back_val().getDefiningOp();
+    if (!d || !seen.insert(d).second)
+      continue;
+    if (d == from)
+      return true;
+    work.append(d->getOperands().begin(), d->getOperands().end());
+  }
+  return false;
+}
+
 LogicalResult FoldOp::verify() {
-  if (failed(verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce")))
-    return failure();
-  auto r = cast<intent::kir::ReduceOp>(programOf(*this).getReduction(getReduction()));
-  std::string policy = intent::kir::stringifyPolicy(r.getEffectivePolicy()).str();
-  if (getPolicy() != policy)
-    return emitOpError() << "policy '" << getPolicy() << "' differs from the reduction's '" << policy << "'";
-  bool strict = r.getEffectivePolicy() != intent::kir::Policy::unordered_tree;
+  ArrayRef<int64_t> list = getReductions();
+  if (list.empty())
+    return emitOpError() << "folds at least one reduction";
+  SmallVector<Operation *> folded;
+  for (int64_t n : list) {
+    if (failed(verifyReductionRef<intent::kir::ReduceOp>(*this, n, "kir.reduce")))
+      return failure();
+    Operation *op = programOf(*this).getReduction(n);
+    if (llvm::is_contained(folded, op))
+      return emitOpError() << "lists reduction " << n << " twice";
+    auto r = cast<intent::kir::ReduceOp>(op);
+    std::string policy = intent::kir::stringifyPolicy(r.getEffectivePolicy()).str();
+    if (getPolicy() != policy)
+      return emitOpError() << "policy '" << getPolicy() << "' differs from reduction " << n << "'s '" << policy << "'";
+    folded.push_back(op);
+  }
+  for (auto [i, a] : llvm::enumerate(folded))
+    for (auto [j, b] : llvm::enumerate(folded))
+      if (i != j && readsResultOf(a, b))
+        return emitOpError() << "folds reduction " << list[i] << " in the pass of reduction " << list[j]
+                             << ", whose result it reads";
+  intent::kir::Policy pol = cast<intent::kir::ReduceOp>(folded.front()).getEffectivePolicy();
+  bool strict = pol != intent::kir::Policy::unordered_tree;
   if (strict && !(isa<IntegerAttr>(getStep()) && cast<IntegerAttr>(getStep()).getInt() == 1))
-    return emitOpError() << "a " << policy << " fold steps one column at a time";
-  if (getReverse() != (r.getEffectivePolicy() == intent::kir::Policy::fold_right))
+    return emitOpError() << "a " << getPolicy() << " fold steps one column at a time";
+  if (getReverse() != (pol == intent::kir::Policy::fold_right))
     return emitOpError() << "runs from the end exactly when the policy is fold_right";
   return success();
 }

@@ -251,13 +251,14 @@ void ProgramBuilder::rowReduction() {
       b.create<igpu::ReduceOp>(loc, i, full);
     stores([](kir::StoreOp) { return true; });
   };
-  // Chunked: one pass per reduction, the row-space stores, then a pass for full-row outputs.
+  // Chunked: the structure's passes (independent reductions share one), the row-space
+  // stores, then a pass for full-row outputs.
   auto chunked = [&] {
-    for (auto [i, op] : llvm::enumerate(ps.reductions)) {
-      kir::Policy pol = cast<kir::ReduceOp>(op).getEffectivePolicy();
+    for (const std::vector<int64_t> &pass : ps.rowPasses) {
+      kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
       bool tree = pol == kir::Policy::unordered_tree;
-      b.create<igpu::FoldOp>(loc, i, rows, rmask, tree ? cLo : cst(0), tree ? cHi : extent("C"),
-                             tree ? dim("RED_N") : dim("1"), kir::stringifyPolicy(pol),
+      b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, tree ? cLo : cst(0),
+                             tree ? cHi : extent("C"), tree ? dim("RED_N") : dim("1"), kir::stringifyPolicy(pol),
                              pol == kir::Policy::fold_right);
     }
     at(rows, rmask, zero(), Value());

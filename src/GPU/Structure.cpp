@@ -380,6 +380,39 @@ static llvm::DenseSet<Operation *> upstream(ValueRange roots) {
   return gpu::definingOps(roots, [](Operation *op) { return isa<kir::ContractOp>(op); }, /*keepBoundary=*/false);
 }
 
+/// Groups a row structure's reductions into the chunked row's passes: a reduction
+/// joins the pass one deeper than the deepest pass whose results it reads, next to
+/// reductions of its own policy (a strict fold steps one column at a time, a tree a
+/// chunk). Passes run by depth, then in program order.
+static void rowPasses(ProgramStructure &ps) {
+  struct Pass {
+    size_t depth;
+    kir::Policy policy;
+    std::vector<int64_t> members;
+  };
+  std::vector<Pass> passes;
+  llvm::DenseMap<Operation *, size_t> depth;
+  for (auto [i, op] : llvm::enumerate(ps.reductions)) {
+    size_t d = 0;
+    for (Operation *u : upstream(op->getOperands()))
+      if (auto it = depth.find(u); it != depth.end())
+        d = std::max(d, it->second + 1);
+    depth[op] = d;
+    kir::Policy pol = cast<kir::ReduceOp>(op).getEffectivePolicy();
+    auto it = llvm::find_if(passes, [&](const Pass &p) { return p.depth == d && p.policy == pol; });
+    if (it == passes.end())
+      it = passes.insert(it, {d, pol, {}});
+    it->members.push_back(i);
+  }
+  llvm::stable_sort(passes, [](const Pass &a, const Pass &b) { return a.depth < b.depth; });
+  for (Pass &p : passes)
+    ps.rowPasses.push_back(std::move(p.members));
+  if (ps.reductions.size() > 1)
+    ps.facts.push_back("a chunked row is read in " + std::to_string(ps.rowPasses.size()) + " pass" +
+                       (ps.rowPasses.size() == 1 ? "" : "es") + " for " + std::to_string(ps.reductions.size()) +
+                       " reductions (one that reads another's result takes a later pass)");
+}
+
 /// The reductions of a region: each reduces exactly the key axis of a value over
 /// [batch..., m, n] with a named, non-arg kind under unordered_tree; they are grouped
 /// into levels by dependency (one pass over the keys per level). No store may hold
@@ -815,6 +848,8 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                            "programs, the last to arrive combining the partial results in split order, then "
                            "evaluating the epilogue");
     }
+    if (ps.kind == StructureKind::RowReduction)
+      rowPasses(ps);
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
                          "its axis (never split)");
@@ -1040,9 +1075,8 @@ std::vector<std::pair<kir::LoadOp, EvictHint>> gpu::evictionHints(kir::KernelOp 
     return a.size() == rank && std::unique(a.begin(), a.end()) == a.end();
   };
   Block &body = kernel.getBody().front();
-  bool readOnce = (ps.kind == StructureKind::RowReduction ||
-                   ps.kind == StructureKind::SplitReduction) &&
-                  ps.reductions.size() == 1 && !ps.sequential;
+  bool readOnce = !ps.sequential && ((ps.kind == StructureKind::RowReduction && ps.rowPasses.size() == 1) ||
+                                     (ps.kind == StructureKind::SplitReduction && ps.reductions.size() == 1));
   for (Operation &op : body)
     if (auto st = dyn_cast<kir::StoreOp>(op); st && spansAll(st.getView()))
       readOnce = false;

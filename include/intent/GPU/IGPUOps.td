@@ -213,17 +213,20 @@ def IGPU_ReduceOp : IGPU_Op<"reduce"> {
 }
 
 def IGPU_FoldOp : IGPU_Op<"fold"> {
-  let summary = "the n-th kir.reduce over the columns [lo, hi) in chunks of `step`, per its policy";
+  let summary = "the listed kir.reduces over the columns [lo, hi) in chunks of `step`, in one pass, per their policy";
   let description = [{
-    An accumulator per row and lane of the chunk; a tree policy reduces the
-    lanes at the end (`step` a parameter), a strict fold runs one column per
+    One pass over the columns folds every listed reduction: they share a
+    policy, and none reads the result of another listed one (the structure
+    pass groups independent reductions, so a row is read once per group). An
+    accumulator per reduction, row and lane of the chunk; a tree policy reduces
+    the lanes at the end (`step` a parameter), a strict fold runs one column per
     step (`step` 1), from the end with `reverse` (fold_right).
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$reduction, IGPU_FragmentType:$rows,
+  let arguments = (ins DenseI64ArrayAttr:$reductions, IGPU_FragmentType:$rows,
                        IGPU_FragmentType:$row_mask, Index:$lo, Index:$hi,
                        AnyAttrOf<[StrAttr, I64Attr]>:$step, StrAttr:$policy, UnitAttr:$reverse);
   let assemblyFormat = [{
-    $reduction `rows` `(` $rows `mask` $row_mask `)` `from` $lo `to` $hi `step` $step `policy` $policy
+    $reductions `rows` `(` $rows `mask` $row_mask `)` `from` $lo `to` $hi `step` $step `policy` $policy
     (`reverse` $reverse^)? attr-dict `:` qualified(type($rows)) `,` qualified(type($row_mask))
   }];
   let hasVerifier = 1;

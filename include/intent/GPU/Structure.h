@@ -104,6 +104,10 @@ struct ProgramStructure {
   llvm::DenseMap<mlir::Value, llvm::SmallVector<int>> axes;
   /// Reductions/scans in program order.
   std::vector<mlir::Operation *> reductions;
+  /// RowReduction: the chunked row's passes over the columns, in order; a pass folds
+  /// the reductions (indices into `reductions`) of one policy that read results of
+  /// earlier passes only, so independent reductions share one read of the row.
+  std::vector<std::vector<int64_t>> rowPasses;
   bool sequential = false;   ///< some reduction/scan must run element by element
   bool splitMerge = false;  ///< split programs merge partial sums (last arriver, split order)
   std::optional<ContractionInfo> contraction;
@@ -120,9 +124,9 @@ const char *evictHintName(EvictHint h);
 /// The cache hint of every load that spans the whole iteration space of a
 /// memory-bound structure (a view broadcast along an axis gets none, and so
 /// does every load of a contraction). `First` when each element is read by one
-/// program exactly once and every output is reduced: a row or split reduction
-/// with a single tree-policy reduction (a chunked row makes one pass per
-/// reduction) and no store spanning the iteration space. `Last` otherwise.
+/// program exactly once and every output is reduced: no strict or ordered policy,
+/// a row reduction whose chunked row is one pass (or a split reduction of one
+/// reduction), and no store spanning the iteration space. `Last` otherwise.
 std::vector<std::pair<intent::kir::LoadOp, EvictHint>>
 evictionHints(intent::kir::KernelOp kernel, const ProgramStructure &ps);
 

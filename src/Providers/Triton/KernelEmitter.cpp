@@ -1379,30 +1379,34 @@ void ProgramEmitter::visit(Operation *op) {
   }
 }
 
-/// A reduction over [lo, hi) in chunks: an accumulator per row and lane, then
-/// one tree over the lanes (tree policy); one column per step in the policy's
-/// order otherwise.
+/// Reductions over [lo, hi) in chunks, in one pass: per reduction an accumulator
+/// per row and lane, then one tree over the lanes (tree policy); one column per
+/// step in the policy's order otherwise. The reductions' operands share the
+/// pass's loads.
 void ProgramEmitter::fold(igpu::FoldOp f) {
-  auto r = cast<kir::ReduceOp>(reduction(f.getReduction()));
-  const std::string &fn = fns[r];
+  struct Folded {
+    kir::ReduceOp r;
+    std::vector<std::string> acc;
+  };
   int rank = e.ps.extents.size();
   std::string rows = text(f.getRows()), rmask = text(f.getRowMask());
-  unsigned n = r.getInputs().size();
-  bool arg = isArgReduce(r);
-  kir::Policy pol = r.getEffectivePolicy();
-  bool seq = pol != kir::Policy::unordered_tree;
-  std::vector<std::string> acc;
   std::string width = extentExpr(f.getStep());
-  std::string tag = std::to_string(f.getReduction());
-  unsigned nacc = n + (arg ? 1 : 0);
-  bool seeded = !r.getInits().empty() && seq;
-  for (unsigned k = 0; k < nacc; ++k) {
-    Type elt = k < n ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
-    std::string init = seeded ? e.value(r.getInits()[k])
-                              : e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
-    std::string dt = k < n ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
-    acc.push_back("acc" + tag + "_" + std::to_string(k));
-    py.line(acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
+  bool seq = f.getPolicy() != kir::stringifyPolicy(kir::Policy::unordered_tree);
+  std::vector<Folded> folded;
+  for (int64_t n : f.getReductions()) {
+    Folded fr{cast<kir::ReduceOp>(reduction(n)), {}};
+    kir::ReduceOp r = fr.r;
+    unsigned inputs = r.getInputs().size();
+    bool seeded = !r.getInits().empty() && seq;
+    for (unsigned k = 0; k < inputs + (isArgReduce(r) ? 1 : 0); ++k) {
+      Type elt = k < inputs ? kir::kirElementType(r.getInputs()[k].getType()) : Type();
+      std::string init = seeded ? e.value(r.getInits()[k])
+                                : e.identityOf(r, k, elt ? elt : kir::kirElementType(r.getInputs()[0].getType()));
+      std::string dt = k < inputs ? (isNarrowFloat(elt) ? "tl.float32" : tlType(elt)) : "tl.int32";
+      fr.acc.push_back("acc" + std::to_string(n) + "_" + std::to_string(k));
+      py.line(fr.acc.back() + " = tl.full([OWN_M, " + width + "], " + init + ", " + dt + ")");
+    }
+    folded.push_back(std::move(fr));
   }
   py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
   py.push();
@@ -1413,35 +1417,39 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
   py.line("cmask = (cols < C) & (cols >= 0)");
   rowColCoords(e, rank, rows, rmask, "cols", "cmask");
   e.cache = kept;
-  std::vector<std::string> xs;
-  for (unsigned k = 0; k < n; ++k)
-    xs.push_back(e.padded(r, k, /*tileMask=*/true, rmask + " & cmask"));
-  if (arg)
-    xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
-                        ").to(tl.int32), 2147483647)"));
-  std::vector<std::string> args;
-  if (f.getReverse()) { // fold_right: acc = op(x, acc)
-    args = xs;
-    args.insert(args.end(), acc.begin(), acc.end());
-  } else {
-    args = acc;
-    args.insert(args.end(), xs.begin(), xs.end());
+  for (Folded &fr : folded) {
+    std::vector<std::string> xs;
+    for (unsigned k = 0; k < fr.r.getInputs().size(); ++k)
+      xs.push_back(e.padded(fr.r, k, /*tileMask=*/true, rmask + " & cmask"));
+    if (isArgReduce(fr.r))
+      xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
+                          ").to(tl.int32), 2147483647)"));
+    std::vector<std::string> args;
+    if (f.getReverse()) { // fold_right: acc = op(x, acc)
+      args = xs;
+      args.insert(args.end(), fr.acc.begin(), fr.acc.end());
+    } else {
+      args = fr.acc;
+      args.insert(args.end(), xs.begin(), xs.end());
+    }
+    // Masked lanes (rows beyond R) may fold identities; they are never stored.
+    py.line(llvm::join(fr.acc, ", ") + " = " + fns[fr.r] + "(" + llvm::join(args, ", ") + ")");
   }
-  // Masked lanes (rows beyond R) may fold identities; they are never stored.
-  py.line(llvm::join(acc, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
   py.pop();
-  std::vector<std::string> res;
-  if (seq) {
-    res = acc;
-  } else {
-    std::string tuple = acc.size() == 1 ? acc[0] : "(" + llvm::join(acc, ", ") + ")";
-    for (size_t k = 0; k < acc.size(); ++k)
-      res.push_back(e.fresh("red"));
-    py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fn + ", keep_dims=True)");
-    applySeeds(e, r, res, fn);
+  for (Folded &fr : folded) {
+    std::vector<std::string> res;
+    if (seq) {
+      res = fr.acc;
+    } else {
+      std::string tuple = fr.acc.size() == 1 ? fr.acc[0] : "(" + llvm::join(fr.acc, ", ") + ")";
+      for (size_t k = 0; k < fr.acc.size(); ++k)
+        res.push_back(e.fresh("red"));
+      py.line(llvm::join(res, ", ") + " = tl.reduce(" + tuple + ", 1, " + fns[fr.r] + ", keep_dims=True)");
+      applySeeds(e, fr.r, res, fns[fr.r]);
+    }
+    castResults(e, fr.r, res);
+    results(fr.r, res);
   }
-  castResults(e, r, res);
-  results(r, res);
 }
 
 /// The extent of canonical axis `axis` as `view` (which has it) names it.
