@@ -1,7 +1,6 @@
 //===- VerifyCommand.cpp - intentc verify FILE... --------------------------===//
 #include "intent/CLI/Commands.h"
-#include "intent/GPU/IGPU.h"
-#include "intent/KIR/KIR.h"
+#include "intent/Driver/Driver.h"
 #include "intent/KIR/Parse.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -15,11 +14,8 @@ cli::Action cli::registerVerify(CLI::App &app) {
   auto files = std::make_shared<std::vector<std::string>>();
   app.add_option("files", *files, "KIR files ('-' reads standard input)")->required();
   return [files]() {
-    mlir::DialectRegistry registry;
-    kir::registerKIRDialects(registry);
-    registry.insert<igpu::IGPUDialect>(); // stage IR carries #igpu attributes
-    mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
-    ctx.loadAllAvailableDialects();
+    std::unique_ptr<mlir::MLIRContext> owned = driver::createContext();
+    mlir::MLIRContext &ctx = *owned;
     int rc = 0;
     for (const std::string &path : *files) {
       std::optional<std::string> text = readFileOrReport(path);

@@ -56,6 +56,16 @@ std::string driver::defaultConfigDir() {
   return INTENT_SOURCE_CONFIG_DIR;
 }
 
+std::unique_ptr<MLIRContext> driver::createContext() {
+  DialectRegistry registry;
+  kir::registerKIRDialects(registry);
+  registry.insert<igpu::IGPUDialect>();
+  auto ctx = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  ctx->loadAllAvailableDialects();
+  ctx->printOpOnDiagnostic(false);
+  return ctx;
+}
+
 namespace {
 /// Per-request provider setup: tables and target read once, before any kernel.
 struct ProviderSetup {
@@ -292,12 +302,8 @@ CompileResult driver::compile(const CompileRequest &req, const Environment &env,
     if (serveRecordedRequest(*cache, digest, result))
       return result;
   }
-  DialectRegistry registry;
-  kir::registerKIRDialects(registry);
-  registry.insert<igpu::IGPUDialect>(); // stage IR carries #igpu attributes
-  MLIRContext ctx(registry, MLIRContext::Threading::DISABLED);
-  ctx.loadAllAvailableDialects();
-  ctx.printOpOnDiagnostic(false);
+  std::unique_ptr<MLIRContext> owned = createContext();
+  MLIRContext &ctx = *owned;
 
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(req.source, req.sourceName),

@@ -13,6 +13,12 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+namespace mlir {
+class MLIRContext;
+}
+
 namespace intent::cache {
 class Cache;
 }
@@ -79,6 +85,11 @@ struct Environment {
 /// result's files are the same bytes either way.
 CompileResult compile(const CompileRequest &req, const Environment &env,
                       cache::Cache *cache = nullptr);
+
+/// The context every command reads KIR in: the KIR and igpu dialects loaded
+/// (stage IR carries #igpu attributes), single-threaded, and diagnostics that
+/// point at the source without dumping the op in MLIR's generic form.
+std::unique_ptr<mlir::MLIRContext> createContext();
 
 /// Locates the bundled configs/ directory: $INTENT_CONFIG_DIR, then
 /// <exe>/../share/intentc/configs, then the source tree's configs/.
