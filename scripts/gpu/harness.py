@@ -2,7 +2,7 @@
 baselines of ../shared/anchors (torch/cuBLAS and the hand-written Triton kernels in
 handwritten.py), all in one process and one run.
 
-  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes|attn|grids   (ART = .gpu-artifacts from prepare.sh)
+  python3 scripts/gpu/harness.py ART mem|gemm|splitk|f32|f8|prologue|scalars|forms|axes|attn|grids|passes   (ART = .gpu-artifacts from prepare.sh)
 
 Timing scope: median of triton.testing.do_bench (warmup 25 ms, rep 100 ms) of the
 tuned winner launched through the module's bind() (argument checks done once,
@@ -669,28 +669,54 @@ def grids():
                         torch.empty(b, 16, 16, device=dev, dtype=torch.float32)], [2], 2e-3),
     ]
     for case, args, outs, tol in cases:
-        m, r = load(case, "triton"), load(case, "reference")
-        want = copies(args)
-        r.launch(*want)
-        worst, failed = 0.0, []
-        for cand in m.CANDIDATES:
-            got = copies(args, outs)
-            try:
-                m._run_candidate(cand, got)
-                torch.cuda.synchronize()
-            except Exception as e:  # a launch the grid does not allow fails here
-                failed.append(f"{cand}: {type(e).__name__}: {str(e)[:200]}")
-                continue
-            worst = max([worst] + [rel_err(got[i], want[i]) for i in outs])
-        record(kind="check", case=f"{case} {list(args[outs[0]].shape)}", err=worst, tol=tol,
-               ok=worst <= tol and not failed, candidates=len(m.CANDIDATES), failed=failed)
+        check_every_candidate(case, f"{case} {list(args[outs[0]].shape)}", args, outs, tol)
+
+
+def check_every_candidate(case, label, args, outs, tol):
+    """Runs every candidate of `case` on fresh copies of `args` (outputs poisoned) against the
+    reference provider; a candidate whose launch fails is reported, not fatal."""
+    m, r = load(case, "triton"), load(case, "reference")
+    want = copies(args)
+    r.launch(*want)
+    worst, failed = 0.0, []
+    for cand in m.CANDIDATES:
+        got = copies(args, outs)
+        try:
+            m._run_candidate(cand, got)
+            torch.cuda.synchronize()
+        except Exception as e:  # a launch the grid does not allow fails here
+            failed.append(f"{cand}: {type(e).__name__}: {str(e)[:200]}")
+            continue
+        worst = max([worst] + [rel_err(got[i], want[i]) for i in outs])
+    record(kind="check", case=label, err=worst, tol=tol, ok=worst <= tol and not failed,
+           candidates=len(m.CANDIDATES), failed=failed)
+
+
+def passes():
+    """Row reductions grouped into the chunked row's passes (tests/python/providers/kir/row_passes.kir)
+    and the split merges whose independent sums now share one pass (split_merge.kir): every candidate
+    against the reference provider on ragged shapes, rows long enough to be chunked, one element and
+    an empty row, the outputs poisoned before each launch."""
+    dev = "cuda"
+    torch.manual_seed(0)
+    kernels = ["sum_and_squares", "centered", "late_max", "tree_and_fold",
+               "row_sums_f32_i32", "row_max_min", "row_mean_norm", "col_mean_var"]
+    shapes = [(67, 1531), (5, 70001), (3000, 257), (1, 1), (33, 0)]
+    for case in kernels:
+        params = m_params(case)
+        outs = [i for i, p in enumerate(params) if p["kind"] == "view" and p["access"] != "in"]
+        tol = 2e-3 if any(params[i]["dtype"] in ("f16", "bf16") for i in outs) else 1e-4
+        for M, N in shapes:
+            args = make_args(params, {"M": M, "N": N}, dev)
+            check_every_candidate(case, f"{case} {M}x{N}", args, outs, tol)
 
 
 if __name__ == "__main__":
     print(json.dumps({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "triton": triton.__version__}))
     try:
         {"mem": mem, "gemm": gemm, "splitk": splitk, "f32": f32, "f8": f8, "prologue": prologue,
-         "scalars": scalars, "forms": forms, "axes": axes, "attn": attn, "grids": grids}[WHICH]()
+         "scalars": scalars, "forms": forms, "axes": axes, "attn": attn, "grids": grids,
+         "passes": passes}[WHICH]()
     finally:
         with open(os.path.join(OUT, f"results-{WHICH}.json"), "w") as f:
             json.dump(RESULTS, f, indent=1, default=str)

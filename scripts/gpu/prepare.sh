@@ -22,11 +22,14 @@ for f in "$ART"/kir/*.kir; do
   done
 done
 # Contractions with operand prologues and mixed-width outputs (harness.py ART prologue) and the
-# einsum forms beyond [batch,] "mk,kn->mn" (harness.py ART forms): one directory per kernel.
+# einsum forms beyond [batch,] "mk,kn->mn" (harness.py ART forms), row reductions sharing the chunked
+# row's passes and the split merges of independent sums (harness.py ART passes): one directory per kernel.
 FORMS="matvec vecmat rowdot dot outer gemm_result_t shared_b shared_a heads_scores heads_mixed head_merge"
+PASSES="row_passes:sum_and_squares row_passes:centered row_passes:late_max row_passes:tree_and_fold
+        split_merge:row_sums_f32_i32 split_merge:row_max_min split_merge:row_mean_norm split_merge:col_mean_var"
 for spec in gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs gemm_prologue:gemm_row_scale_bt \
             gemm_prologue:bmm_cast_b gemm_mixed_out:gemm_f16_f32out gemm_mixed_out:gemm_bf16_f32out \
-            $(for k in $FORMS; do echo "contraction_forms:$k"; done); do
+            $(for k in $FORMS; do echo "contraction_forms:$k"; done) $PASSES; do
   file="${spec%%:*}" name="${spec#*:}"
   for target in triton reference; do
     "$INTENTC" compile "$ROOT/tests/python/providers/kir/$file.kir" --kernel "$name" --target "$target" \
