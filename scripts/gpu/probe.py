@@ -2055,9 +2055,12 @@ def rowlayout_probe():
         emit(kind="rowlayout", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _epilogue_path(which, name):
+    return os.path.join(ART, "epilogue", which, name, "triton", "kernel.py")
+
+
 def _epilogue_module(which, name):
-    path = os.path.join(ART, "epilogue", which, name, "triton", "kernel.py")
-    return _import_source(f"epi_{which}_{name}", open(path).read())
+    return _import_source(f"epi_{which}_{name}", open(_epilogue_path(which, name)).read())
 
 
 def epilogue_probe():
@@ -2094,7 +2097,7 @@ def epilogue_probe():
     for name, shape, args, outs, ref, torch_fn, nbytes in cases:
         if only != [""] and name not in only:
             continue
-        missing = [w for w in ("old", "new") if not os.path.exists(os.path.join(ART, "epilogue", w, name))]
+        missing = [w for w in ("old", "new") if not os.path.exists(_epilogue_path(w, name))]
         if missing:  # matvec left split_merge.kir; a compiler may not know a kernel
             emit(kind="epilogue_skip", case=name, shape=shape, missing=",".join(missing))
             continue
