@@ -37,6 +37,7 @@ balanced programs whose shared rows are joined by a fence-free hand-off), rowocc
 with 32 warps capped at 32 registers: two programs per SM), rowticket (256x65536 row sums split over
 consecutive programs merged by the program that took its row's last ticket, the ticket taken before the loads),
 rowcoarse (256x65536 row sums split into 2-8 coarse parts with the generated merge, and read by row_mean_norm),
+rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the same bytes in the same rounds),
 dump, maxnreg.
 """
 import importlib.util
@@ -2667,6 +2668,36 @@ def rowcoarse_probe():
         emit(kind="rowcoarse", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def rowceiling_probe():
+    """Is 3.0 TB/s within reach of any kernel at 256x65536 under do_bench? Stop 15 read a pure
+    streaming read with evict-first loads (each program sums one block; no loop, no merge: the most
+    loads in flight per byte) of these 64 MiB at 3.005 in one set of rounds. Here the shipped
+    tuner winner (the harness's launch), every shipped candidate's best, and such reads of the same
+    bytes, rotating rounds; each shape's reads sum to the row sums' total (checked against f64)."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    m = load("row_sum")
+    for M, N in [(256, 65536), (65536, 256), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        y = torch.full((M,), float("nan"), device="cuda")
+        m.launch(x, y)
+        emit(kind="rowceiling_check", shape=f"{M}x{N}", variant="launch",
+             err=((y.double() - ref).norm() / ref.norm()).item())
+        fns = {"torch": lambda x=x: x.sum(1), "launch": lambda x=x, y=y: m.launch(x, y)}
+        for w, rn in [(16, 8192), (32, 8192), (8, 4096)]:
+            fns[f"row_sum w{w} R{rn}"] = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
+        for blk, w in [(2048, 4), (4096, 4), (4096, 8), (8192, 8), (8192, 16), (16384, 16)]:
+            part = torch.empty(triton.cdiv(x.numel(), blk), device="cuda")
+            fn = (lambda x=x, part=part, blk=blk, w=w:
+                  _read_sink_ef[(part.numel(),)](x, part, x.numel(), BLOCK=blk, num_warps=w))
+            fn()
+            emit(kind="rowceiling_check", shape=f"{M}x{N}", variant=f"read_ef {blk} w{w}",
+                 err=abs(part.double().sum().item() - ref.sum().item()) / ref.abs().sum().item())
+            fns[f"read_ef {blk} w{w}"] = fn
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowceiling", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def rowoccupancy_probe():
     """Long-row sums by warps resident per SM: ncu reads the shipped 256x65536 winner (16 warps,
     55 registers: two programs, 32 warps per SM) and the same memory read as short rows (89% of
@@ -2726,7 +2757,8 @@ if __name__ == "__main__":
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
              "epilogue": epilogue_probe, "colstats": colstats_probe,
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
-             "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe}
+             "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe,
+             "rowceiling": rowceiling_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
