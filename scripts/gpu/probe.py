@@ -38,6 +38,8 @@ with 32 warps capped at 32 registers: two programs per SM), rowticket (256x65536
 consecutive programs merged by the program that took its row's last ticket, the ticket taken before the loads),
 rowcoarse (256x65536 row sums split into 2-8 coarse parts with the generated merge, and read by row_mean_norm),
 rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the same bytes in the same rounds),
+rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the row's block over the cluster and
+reduces it through distributed shared memory, a merge without global atomics),
 dump, maxnreg.
 """
 import importlib.util
@@ -2698,6 +2700,37 @@ def rowceiling_probe():
             emit(kind="rowceiling", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def rowcluster_probe():
+    """A row split over the CTAs of one cluster (NUM_CTAS 2 or 4: Triton lays the [1, RED_N] block
+    over the cluster and reduces it through distributed shared memory) is a split whose merge costs
+    no global atomic: does it read 256x65536 faster than one program per row? Every configuration
+    checked against f64, then rotating rounds with torch and the shipped rows."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    m = load("row_sum")
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        y = torch.empty(M, device="cuda")
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for w, rn, ctas in [(16, 8192, 1), (32, 8192, 1), (16, 8192, 2), (8, 8192, 2), (16, 16384, 2),
+                            (8, 4096, 2), (32, 16384, 2), (8, 8192, 4), (16, 16384, 4), (4, 4096, 4)]:
+            name = f"w{w} R{rn} ctas{ctas}"
+            try:
+                run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1, NUM_CTAS=ctas), x, y)
+                y.fill_(float("nan"))
+                run()
+                torch.cuda.synchronize()
+            except Exception as e:  # noqa: BLE001
+                emit(kind="rowcluster", shape=f"{M}x{N}", variant=name, error=repr(e)[:300])
+                continue
+            err = ((y.double() - ref).norm() / ref.norm()).item()
+            emit(kind="rowcluster_check", shape=f"{M}x{N}", variant=name, err=err)
+            if err == err and err < 1e-4:
+                fns[name] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowcluster", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def rowoccupancy_probe():
     """Long-row sums by warps resident per SM: ncu reads the shipped 256x65536 winner (16 warps,
     55 registers: two programs, 32 warps per SM) and the same memory read as short rows (89% of
@@ -2758,7 +2791,8 @@ if __name__ == "__main__":
              "epilogue": epilogue_probe, "colstats": colstats_probe,
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
              "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe,
-             "rowceiling": rowceiling_probe}
+             "rowceiling": rowceiling_probe,
+             "rowcluster": rowcluster_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
