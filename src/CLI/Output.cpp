@@ -107,6 +107,12 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
                          WrittenFiles &written, std::string &error) {
   llvm::SmallString<256> abs(dir);
   llvm::sys::fs::make_absolute(abs);
+  // create_directories accepts an existing file; catch it here rather than
+  // as a failed temporary write beneath it.
+  if (llvm::sys::fs::exists(abs) && !llvm::sys::fs::is_directory(abs)) {
+    error = "output path exists and is not a directory";
+    return false;
+  }
   bool perKernel = res.kernels.size() > 1;
   if (!perKernel) {
     // One kernel: the files go directly into DIR (which may already hold
