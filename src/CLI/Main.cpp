@@ -6,6 +6,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -21,6 +23,30 @@ std::optional<std::string> cli::readFileOrReport(const std::string &path) {
     return std::nullopt;
   }
   return (*buf)->getBuffer().str();
+}
+
+std::optional<nlohmann::json> cli::parseJsonOrReport(const std::string &path,
+                                                     const std::string &text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error &e) {
+    // e.byte counts from 1 and points at the offending character (one past the
+    // end for a truncated document).
+    size_t end = std::min<size_t>(e.byte ? e.byte - 1 : 0, text.size());
+    unsigned line = 1, col = 1;
+    for (size_t i = 0; i < end; ++i)
+      if (text[i] == '\n')
+        ++line, col = 1;
+      else
+        ++col;
+    // what(): "[json.exception.parse_error.101] parse error at line L, column C: REASON"
+    std::string what = e.what();
+    size_t at = what.find(": ", what.find("] "));
+    llvm::errs() << path << ":" << line << ":" << col
+                 << ": error: invalid JSON: " << (at == std::string::npos ? what : what.substr(at + 2))
+                 << "\n";
+    return std::nullopt;
+  }
 }
 
 int cli::main(int argc, char **argv) {

@@ -11,21 +11,40 @@
 
 using namespace intent;
 
-static bool writeFile(const std::string &path, const std::string &content, std::string &error) {
+/// Writes `content` to `path`; returns why it could not, or an empty string.
+static std::string writeReason(const std::string &path, const std::string &content) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    error = "cannot write " + path + ": " + ec.message();
-    return false;
-  }
+  if (ec)
+    return ec.message();
   os << content;
   os.close();
   if (os.has_error()) {
-    error = "cannot write " + path + ": " + os.error().message();
+    std::string reason = os.error().message();
     os.clear_error();
-    return false;
+    return reason;
   }
-  return true;
+  return {};
+}
+
+bool cli::writeFile(const std::string &path, const std::string &content, std::string &error) {
+  std::string reason = writeReason(path, content);
+  if (!reason.empty())
+    error = "cannot write " + path + ": " + reason;
+  return reason.empty();
+}
+
+bool cli::replaceFile(const std::string &path, const std::string &content, std::string &error) {
+  std::string tmp = path + ".intentc-tmp-" + std::to_string(::getpid());
+  std::string reason = writeReason(tmp, content);
+  if (reason.empty())
+    if (std::error_code ec = llvm::sys::fs::rename(tmp, path))
+      reason = ec.message();
+  if (reason.empty())
+    return true;
+  llvm::sys::fs::remove(tmp);
+  error = "cannot write " + path + ": " + reason;
+  return false;
 }
 
 /// Whether `path` is a regular file holding exactly `content`. Unchanged
@@ -77,7 +96,7 @@ static bool writeDirAtomically(const std::string &final, const driver::KernelRes
     return false;
   }
   for (const auto &f : k.files)
-    if (!writeFile(tmp + "/" + f.name, f.content, error)) {
+    if (!cli::writeFile(tmp + "/" + f.name, f.content, error)) {
       llvm::sys::fs::remove_directories(tmp);
       return false;
     }
@@ -143,7 +162,7 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
       if (holdsContent(dst, f.content))
         continue;
       renames.emplace_back(std::string(abs) + "/." + f.name + suffix, dst);
-      if (!writeFile(renames.back().first, f.content, error)) {
+      if (!cli::writeFile(renames.back().first, f.content, error)) {
         discard();
         return false;
       }

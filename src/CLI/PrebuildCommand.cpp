@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "intent/CLI/Commands.h"
+#include "intent/CLI/Output.h"
 #include "intent/Cache/Cache.h"
 #include "intent/Cache/CacheRoot.h"
 #include "intent/Server/Client.h"
@@ -15,7 +16,6 @@
 #include "llvm/Support/Path.h"
 
 #include <atomic>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <thread>
@@ -38,14 +38,6 @@ struct Job {
   json artifacts = json::array();
 };
 
-std::string readAll(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = bool(in);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 bool writeKernelDir(const std::string &dir, const driver::KernelResult &k, std::string &err) {
   std::string tmp = dir + ".tmp-" + std::to_string(::getpid()) + "-" +
                     std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
@@ -54,14 +46,11 @@ bool writeKernelDir(const std::string &dir, const driver::KernelResult &k, std::
     err = "cannot create " + tmp + ": " + ec.message();
     return false;
   }
-  for (const auto &f : k.files) {
-    std::ofstream os(tmp + "/" + f.name, std::ios::binary);
-    os << f.content;
-    if (!os) {
-      err = "cannot write " + tmp + "/" + f.name;
+  for (const auto &f : k.files)
+    if (!cli::writeFile(tmp + "/" + f.name, f.content, err)) {
+      llvm::sys::fs::remove_directories(tmp);
       return false;
     }
-  }
   llvm::sys::fs::remove_directories(dir);
   if (auto ec = llvm::sys::fs::rename(tmp, dir)) {
     err = "cannot publish " + dir + ": " + ec.message();
@@ -89,14 +78,14 @@ cli::Action cli::registerPrebuild(CLI::App &app) {
       std::cerr << "error: --server must be auto, never, require or spawn\n";
       return 2;
     }
-    bool ok;
-    std::string text = readAll(o->manifest, ok);
-    if (!ok) {
-      std::cerr << o->manifest << ": error: cannot read file\n";
+    auto text = cli::readFileOrReport(o->manifest);
+    if (!text)
       return 1;
-    }
-    json m = json::parse(text, nullptr, false);
-    if (m.is_discarded() || !m.is_object() || !m.contains("kernels") || !m["kernels"].is_array()) {
+    auto parsed = cli::parseJsonOrReport(o->manifest, *text);
+    if (!parsed)
+      return 1;
+    json m = std::move(*parsed);
+    if (!m.is_object() || !m.contains("kernels") || !m["kernels"].is_array()) {
       std::cerr << o->manifest << ": error: expected {\"kernels\": [...]}\n";
       return 1;
     }
@@ -179,20 +168,16 @@ cli::Action cli::registerPrebuild(CLI::App &app) {
     }
     for (const Job &j : jobs) {
       if (!sources.count(j.path)) {
-        std::string s = readAll(j.path, ok);
-        if (!ok) {
-          std::cerr << j.path << ": error: cannot read file\n";
+        auto s = cli::readFileOrReport(j.path);
+        if (!s)
           return 1;
-        }
-        sources[j.path] = s;
+        sources[j.path] = std::move(*s);
       }
       if (j.tuningConfig && !configs.count(*j.tuningConfig)) {
-        std::string s = readAll(*j.tuningConfig, ok);
-        if (!ok) {
-          std::cerr << *j.tuningConfig << ": error: cannot read file\n";
+        auto s = cli::readFileOrReport(*j.tuningConfig);
+        if (!s)
           return 1;
-        }
-        configs[*j.tuningConfig] = s;
+        configs[*j.tuningConfig] = std::move(*s);
       }
     }
 
@@ -321,7 +306,11 @@ cli::Action cli::registerPrebuild(CLI::App &app) {
         index["artifacts"].push_back(a);
       }
     }
-    std::ofstream(o->outDir + "/index.json") << index.dump(2) << "\n";
+    std::string indexErr;
+    if (!cli::replaceFile(o->outDir + "/index.json", index.dump(2) + "\n", indexErr)) {
+      std::cerr << "error: " << indexErr << "\n";
+      return 1;
+    }
     std::cout << "prebuild: " << jobs.size() << " request(s): " << nBuilt << " built, " << nCached
               << " cached, " << nFailed << " failed\n";
     for (const Job &j : jobs)

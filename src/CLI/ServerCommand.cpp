@@ -12,8 +12,12 @@ cli::Action cli::registerServer(CLI::App &app) {
   auto json = std::make_shared<bool>(false);
   auto which = std::make_shared<std::string>();
   app.require_subcommand(1);
-  for (const char *name : {"start", "stop", "status"}) {
-    CLI::App *sub = app.add_subcommand(name, std::string(name) + " the compile server");
+  const std::pair<const char *, const char *> subs[] = {
+      {"start", "Start the compile server unless a matching one answers"},
+      {"stop", "Stop the compile server and wait until it has exited"},
+      {"status", "Show the running compile server's status (exit 1 when none answers)"}};
+  for (const auto &[name, help] : subs) {
+    CLI::App *sub = app.add_subcommand(name, help);
     sub->add_option("--socket", *socket, "Socket path");
     sub->add_flag("--json", *json, "JSON output");
     sub->callback([which, name]() { *which = name; });

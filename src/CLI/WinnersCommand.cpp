@@ -1,12 +1,12 @@
 //===- WinnersCommand.cpp - intentc winners list|show|import|export|clear --===//
 #include "intent/CLI/Commands.h"
+#include "intent/CLI/Output.h"
 #include "intent/Cache/Cache.h"
 #include "intent/Cache/CacheRoot.h"
 #include "intent/Cache/Format.h"
 #include "intent/Server/Protocol.h"
 #include "intent/Server/WinnersRpc.h"
 
-#include <fstream>
 #include <iostream>
 
 using namespace intent;
@@ -56,8 +56,11 @@ std::optional<std::vector<cache::WinnerRecord>> readImport(const std::string &pa
   auto text = cli::readFileOrReport(path);
   if (!text)
     return std::nullopt;
-  json doc = json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  auto parsed = cli::parseJsonOrReport(path, *text);
+  if (!parsed)
+    return std::nullopt;
+  json doc = std::move(*parsed);
+  if (!doc.is_object()) {
     std::cerr << path << ": error: not a JSON object\n";
     return std::nullopt;
   }
@@ -188,17 +191,9 @@ cli::Action cli::registerWinners(CLI::App &app) {
         std::cout << text;
         return 0;
       }
-      std::string tmp = o->file + ".tmp";
-      {
-        std::ofstream os(tmp, std::ios::binary);
-        os << text;
-        if (!os) {
-          std::cerr << o->file << ": error: cannot write\n";
-          return 1;
-        }
-      }
-      if (std::rename(tmp.c_str(), o->file.c_str()) != 0) {
-        std::cerr << o->file << ": error: cannot write\n";
+      std::string err;
+      if (!cli::replaceFile(o->file, text, err)) {
+        std::cerr << "error: " << err << "\n";
         return 1;
       }
       return 0;

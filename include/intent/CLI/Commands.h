@@ -3,6 +3,7 @@
 #define INTENT_CLI_COMMANDS_H
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <functional>
 #include <optional>
 #include <string>
@@ -26,6 +27,10 @@ Action registerWinners(CLI::App &app);
 
 /// Reads a whole file; on failure prints `PATH: error: cannot read file: REASON`.
 std::optional<std::string> readFileOrReport(const std::string &path);
+
+/// Parses a JSON document read from PATH; on a syntax error prints
+/// `PATH:LINE:COL: error: invalid JSON: REASON`.
+std::optional<nlohmann::json> parseJsonOrReport(const std::string &path, const std::string &text);
 
 } // namespace intent::cli
 

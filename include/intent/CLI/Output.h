@@ -10,6 +10,14 @@
 
 namespace intent::cli {
 
+/// Writes `content` to `path`; on failure sets `error` to
+/// "cannot write PATH: REASON".
+bool writeFile(const std::string &path, const std::string &content, std::string &error);
+
+/// Replaces `path` by a file holding `content` through a temporary sibling
+/// renamed into place: readers see the old file or the new one, never a part.
+bool replaceFile(const std::string &path, const std::string &content, std::string &error);
+
 /// kernel -> file name -> written path
 using WrittenFiles = std::map<std::string, std::map<std::string, std::string>>;
 
