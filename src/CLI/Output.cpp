@@ -7,6 +7,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <thread>
+
 #include <unistd.h>
 
 using namespace intent;
@@ -73,10 +75,20 @@ static bool holdsKernel(const std::string &dir, const driver::KernelResult &k) {
   return true;
 }
 
-/// Fills `final` atomically: files go into a temporary sibling which replaces
-/// `final` by rename.
-static bool writeDirAtomically(const std::string &final, const driver::KernelResult &k,
-                               std::map<std::string, std::string> &paths, std::string &error) {
+/// A name for a temporary sibling unique to this process and thread (prebuild
+/// publishes from several threads at once).
+static std::string uniqueSuffix(const char *tag) {
+  return std::string(tag) + std::to_string(::getpid()) + "-" +
+         std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
+}
+
+bool cli::writeKernelDir(const std::string &final, const driver::KernelResult &k,
+                         std::map<std::string, std::string> &paths, std::string &error) {
+  auto record = [&] {
+    for (const auto &f : k.files)
+      paths[f.name] = final + "/" + f.name;
+    return true;
+  };
   llvm::SmallString<256> parent(llvm::sys::path::parent_path(final));
   if (parent.empty())
     parent = ".";
@@ -84,12 +96,9 @@ static bool writeDirAtomically(const std::string &final, const driver::KernelRes
     error = "cannot create " + std::string(parent) + ": " + ec.message();
     return false;
   }
-  if (holdsKernel(final, k)) {
-    for (const auto &f : k.files)
-      paths[f.name] = final + "/" + f.name;
-    return true;
-  }
-  std::string tmp = final + ".tmp-" + std::to_string(::getpid());
+  if (holdsKernel(final, k))
+    return record();
+  std::string tmp = final + uniqueSuffix(".tmp-");
   llvm::sys::fs::remove_directories(tmp);
   if (std::error_code ec = llvm::sys::fs::create_directories(tmp)) {
     error = "cannot create " + tmp + ": " + ec.message();
@@ -100,26 +109,30 @@ static bool writeDirAtomically(const std::string &final, const driver::KernelRes
       llvm::sys::fs::remove_directories(tmp);
       return false;
     }
-  // Replace an existing artifact directory: move it aside first.
-  std::string old = final + ".old-" + std::to_string(::getpid());
+  // Replace an existing artifact directory: move it aside first, and put it
+  // back if the new one cannot take its place.
+  std::string old = final + uniqueSuffix(".old-");
   bool hadOld = llvm::sys::fs::exists(final);
-  if (hadOld && llvm::sys::fs::rename(final, old)) {
-    error = "cannot replace " + final;
-    llvm::sys::fs::remove_directories(tmp);
-    return false;
+  if (hadOld) {
+    if (std::error_code ec = llvm::sys::fs::rename(final, old)) {
+      error = "cannot replace " + final + ": " + ec.message();
+      llvm::sys::fs::remove_directories(tmp);
+      return false;
+    }
   }
   if (std::error_code ec = llvm::sys::fs::rename(tmp, final)) {
-    error = "cannot publish " + final + ": " + ec.message();
+    llvm::sys::fs::remove_directories(tmp);
     if (hadOld)
       llvm::sys::fs::rename(old, final);
-    llvm::sys::fs::remove_directories(tmp);
+    // Another writer published the same kernel first: its directory is ours.
+    if (holdsKernel(final, k))
+      return record();
+    error = "cannot publish " + final + ": " + ec.message();
     return false;
   }
   if (hadOld)
     llvm::sys::fs::remove_directories(old);
-  for (const auto &f : k.files)
-    paths[f.name] = final + "/" + f.name;
-  return true;
+  return record();
 }
 
 bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &res,
@@ -176,7 +189,7 @@ bool cli::writeArtifacts(const std::string &dir, const driver::CompileResult &re
     return true;
   }
   for (const auto &k : res.kernels)
-    if (!writeDirAtomically(std::string(abs) + "/" + k.name, k, written[k.name], error))
+    if (!writeKernelDir(std::string(abs) + "/" + k.name, k, written[k.name], error))
       return false;
   return true;
 }

@@ -37,28 +37,6 @@ struct Job {
   std::string diagnostics;
   json artifacts = json::array();
 };
-
-bool writeKernelDir(const std::string &dir, const driver::KernelResult &k, std::string &err) {
-  std::string tmp = dir + ".tmp-" + std::to_string(::getpid()) + "-" +
-                    std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id()));
-  llvm::sys::fs::remove_directories(tmp);
-  if (auto ec = llvm::sys::fs::create_directories(tmp)) {
-    err = "cannot create " + tmp + ": " + ec.message();
-    return false;
-  }
-  for (const auto &f : k.files)
-    if (!cli::writeFile(tmp + "/" + f.name, f.content, err)) {
-      llvm::sys::fs::remove_directories(tmp);
-      return false;
-    }
-  llvm::sys::fs::remove_directories(dir);
-  if (auto ec = llvm::sys::fs::rename(tmp, dir)) {
-    err = "cannot publish " + dir + ": " + ec.message();
-    llvm::sys::fs::remove_directories(tmp);
-    return false;
-  }
-  return true;
-}
 } // namespace
 
 cli::Action cli::registerPrebuild(CLI::App &app) {
@@ -245,7 +223,8 @@ cli::Action cli::registerPrebuild(CLI::App &app) {
             std::string dirName = k.name + "-" + j.target + "-" + (j.arch ? *j.arch : "default") +
                                   "-" + k.key.substr(0, 12);
             std::string werr;
-            if (!writeKernelDir(o->outDir + "/" + dirName, k, werr)) {
+            std::map<std::string, std::string> paths;
+            if (!cli::writeKernelDir(o->outDir + "/" + dirName, k, paths, werr)) {
               j.status = "failed";
               j.diagnostics = "error: " + werr + "\n";
               break;

@@ -21,6 +21,14 @@ bool replaceFile(const std::string &path, const std::string &content, std::strin
 /// kernel -> file name -> written path
 using WrittenFiles = std::map<std::string, std::map<std::string, std::string>>;
 
+/// Publishes kernel `k`'s files as directory `dir`: they are written into a
+/// temporary sibling which then takes the place of `dir`. An existing `dir` is
+/// moved aside first and restored if the rename fails, so `dir` is always the
+/// old artifact or the new one. A `dir` that already holds exactly these files
+/// is left untouched (timestamps kept). Records each file's path in `paths`.
+bool writeKernelDir(const std::string &dir, const driver::KernelResult &k,
+                    std::map<std::string, std::string> &paths, std::string &error);
+
 /// Writes every kernel's files under `dir` (`dir/<kernel>/` when there are
 /// several kernels). Each directory is filled in a temporary sibling and renamed
 /// into place, so a failure leaves no half-written artifact.
