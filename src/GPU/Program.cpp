@@ -267,8 +267,10 @@ void ProgramBuilder::rowReduction() {
       splitMerge("rows", p, rows, rmask, rowStore);
     else
       stores(rowStore);
+    // Split rows: full-row outputs depend on no reduction (else the rows are not split),
+    // so each program stores its own columns.
     if (llvm::any_of(kernelStores(), isFull))
-      loop(cst(0), extent("C"), param("RED_N"), "c0", [&](Value c0) {
+      loop(ps.splitMerge ? cLo : cst(0), ps.splitMerge ? cHi : extent("C"), param("RED_N"), "c0", [&](Value c0) {
         Value cols = range(c0, "RED_N", 1, "cols");
         at(rows, rmask, cols, named(lt(cols, extent("C")), "cmask"));
         stores(isFull);

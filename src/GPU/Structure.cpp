@@ -607,17 +607,25 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.operandBits = std::max(elementBits(ci.op.getLhs().getType()), elementBits(ci.op.getRhs().getType()));
   }
 
-  // A scan along an outer axis, a reduction of a rank > 2 value along one, or several
-  // reductions along one (a column softmax): the canonical axes put that axis innermost,
-  // so the row structures map it (views are addressed through their strides: only the
-  // order of access changes). A lone reduction of a matrix's rows stays a split reduction.
+  // A scan along an outer axis, a reduction of a rank > 2 value along one, several
+  // reductions along one (a column softmax), or one next to a store of a value as large as
+  // its input (a bias gradient: the input stored, its column sums too): the canonical axes
+  // put that axis innermost, so the row structures map it (views are addressed through
+  // their strides: only the order of access changes). Any other lone reduction of a
+  // matrix's rows stays a split reduction, whose programs own only the kept axes.
+  auto storesWholeRegion = [&] {
+    return llvm::any_of(body, [&](Operation &op) {
+      auto st = dyn_cast<kir::StoreOp>(op);
+      return st && (int)shapeOf(st.getValue().getType()).size() == rank;
+    });
+  };
   if (anchorAxes.empty() && !reductions.empty()) {
     Operation *first = reductions.front();
     int d = -1;
     if (auto s = dyn_cast<kir::ScanOp>(first))
       d = s.getDim();
     else if (auto r = dyn_cast<kir::ReduceOp>(first);
-             r && r.getDims().size() == 1 && (rank > 2 || reductions.size() > 1))
+             r && r.getDims().size() == 1 && (rank > 2 || reductions.size() > 1 || storesWholeRegion()))
       d = r.getDims()[0];
     if (d >= 0 && d < rank - 1) {
       SmallVector<int> order;

@@ -2,8 +2,9 @@
 reference provider, on ragged shapes, extents of 1 and empty axes, outputs poisoned:
 
 - kir/outer_axes.kir: scans along an outer axis, reductions of rank > 2 values along one axis and
-  several reductions along an outer axis (a column softmax): the structure puts that axis innermost and
-  reads it with its stride;
+  several reductions along an outer axis (a column softmax), and a lone reduction along an outer axis
+  next to a store of a value as large as its input (a bias gradient; a column centering): the structure
+  puts that axis innermost and reads it with its stride;
 - kir/several_axes.kir: reductions over several axes of rank > 2 values (per-batch and per-channel sums
   and maxima, sums over the leading axes, over every axis, a per-batch normalization and an instance
   normalization with two reductions over the same two axes): the reduced or the kept axes form the
@@ -20,7 +21,8 @@ KIR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kir")
 SUITES = {
     "outer_axes": (
         {"col_cumsum": "row_scan", "mid_sum": "row_reduction", "batch_max": "row_reduction",
-         "col_softmax": "row_reduction", "rev_excl_scan3": "row_scan"},
+         "col_softmax": "row_reduction", "rev_excl_scan3": "row_scan", "bias_grad": "row_reduction",
+         "col_center": "row_reduction"},
         # Small: scans are slow on the interpreter. M = 70 runs several chunks on the multi-pass candidates.
         [{"M": 3, "N": 17, "B": 2}, {"M": 1, "N": 1, "B": 1}, {"M": 0, "N": 5, "B": 1},
          {"M": 4, "N": 0, "B": 2}, {"M": 70, "N": 3, "B": 2}],
