@@ -28,6 +28,7 @@ a dot product with many splits), vecmat (vector-matrix against the column sum), 
 64- and 32-bit offsets), axesquot (the same reductions' candidates, flat indices split by multiply-high or by division:
 OLD_ART names the second compiler's artifacts), rowstream (256x65536 row sums: stream-K programs over equal parts of the array and TMA rows),
 rowmlp (long-row sums: the chunk loop without masks and loading several chunks before adding),
+rowdbuf (long-row sums with a register double buffer: the next chunk loaded before the current one is added),
 rowmerge (long-row sums split across programs: the merge's arrival ordered, relaxed or left out), rowsplitorder
 (long-row sums split across programs, a row's splits launched consecutively), rowlayout (64 MiB row sums
 of both shapes and of the long rows' memory read as short rows, in the same rounds), epilogue (reductions read
@@ -1829,7 +1830,8 @@ def rowstream_probe():
                  TBps_min=lo, TBps_max=hi)
 
 
-# The chunk loop of the generated long-row branch, as the serializer writes it (probe.py rowmlp edits it).
+# The chunk loop of the generated long-row branch, as the serializer wrote it before the register
+# double buffer (probe.py rowmlp and rowdbuf edit it: ART/row_sum_old from such a compiler).
 _ROW_LOOP = """        for c0 in range(c_lo, c_hi, RED_N):
             cols = (c0 + tl.arange(0, RED_N)).to(IDXT)[None, :]
             cmask = (cols < C) & (cols >= 0)
@@ -1838,6 +1840,11 @@ _ROW_LOOP = """        for c0 in range(c_lo, c_hi, RED_N):
 """
 _UNMASKED = ('            v3 = tl.load(x + (tl.minimum(rows, R - 1)) * x_s0 + (cols) * x_s1, '
              'eviction_policy="evict_first")\n')
+
+
+def _pre_dbuf(case):
+    """The artifact whose chunk loop is _ROW_LOOP: ART/<case>_old where present."""
+    return case + "_old" if os.path.isdir(os.path.join(ART, case + "_old")) else case
 
 
 def _row_loop_variant(unmasked, unroll):
@@ -1866,6 +1873,84 @@ def _row_loop_variant(unmasked, unroll):
             new = loop("c_lo", "c_hi", True, unroll)
         return src.replace(_ROW_LOOP, new)
     return edit
+
+
+def _row_dbuf_variant(unmasked, depth):
+    """Edit of row_sum's chunk loop into a register double buffer: chunk k + `depth` is loaded
+    before chunk k is added, so loads stay in flight across every iteration (rowmlp's unrolled
+    loops still drain at each iteration's end). `unmasked` runs the whole chunks' loop without
+    masks (rows clamped, as rowmlp) and a masked loop over the last partial chunk."""
+    def load(col0, masked, hi):
+        cols = f"({col0} + tl.arange(0, RED_N)).to(IDXT)[None, :]"
+        if masked:
+            return (f"tl.load(x + (rows) * x_s0 + ({cols}) * x_s1, mask=(rmask) & ({cols} < {hi}), "
+                    'other=0.0, eviction_policy="evict_first")')
+        return (f"tl.load(x + (tl.minimum(rows, R - 1)) * x_s0 + ({cols}) * x_s1, "
+                'eviction_policy="evict_first")')
+
+    def edit(src):
+        assert src.count(_ROW_LOOP) == 1
+        end = "c_full" if unmasked else "c_hi"
+        new = ""
+        if unmasked:
+            new += "        c_full = c_lo + (c_hi - c_lo) // RED_N * RED_N\n"
+        new += "".join(f"        b{k} = {load(f'c_lo + {k} * RED_N', True, end)}\n" for k in range(depth))
+        new += f"        for c0 in range(c_lo + {depth} * RED_N, {end}, RED_N):\n"
+        new += "            cur = b0\n"
+        new += "".join(f"            b{k} = b{k + 1}\n" for k in range(depth - 1))
+        new += f"            b{depth - 1} = {load('c0', not unmasked, end)}\n"
+        new += "            acc0_0 = _combine_0(acc0_0, cur)\n"
+        new += "".join(f"        acc0_0 = _combine_0(acc0_0, b{k})\n" for k in range(depth))
+        if unmasked:
+            new += ("        for c0 in range(c_full, c_hi, RED_N):\n"
+                    f"            acc0_0 = _combine_0(acc0_0, {load('c0', True, 'c_hi')})\n")
+        return src.replace(_ROW_LOOP, new)
+    return edit
+
+
+def rowdbuf_probe():
+    """Long-row sums with a register double buffer (chunk k + 1 or k + 2 loaded before chunk k is
+    added): at 256x65536 the shipped row reads 0.94-0.97 of a pure streaming read of the same bytes
+    (rowceiling); is the rest the loop's drain at each iteration? Variants at several warps / RED_N
+    against the generated row, the best pure reads and torch, rotating rounds; every output checked
+    against f64 (ragged 250x65000 and 3x20000 checked only); registers and loads in flight emitted."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    base = _pre_dbuf("row_sum")
+    mods = {"generated": load("row_sum")}
+    for tag, um, d in [("dbuf1", False, 1), ("dbuf2", False, 2), ("dbuf1_unmasked", True, 1),
+                       ("dbuf2_unmasked", True, 2)]:
+        mods[tag] = variant_module(base, tag, _row_dbuf_variant(um, d))
+    mods["unmasked_unroll2"] = variant_module(base, "unmasked_unroll2", _row_loop_variant(True, 2))
+    cfgs = [(16, 8192), (16, 4096), (8, 4096), (8, 8192), (32, 4096), (16, 2048)]
+    for M, N in [(256, 65536), (250, 65000), (3, 20000), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        fns = {"torch": lambda x=x: x.sum(1)}
+        for tag, m in mods.items():
+            for w, rn in cfgs:
+                if tag in ("generated", "unmasked_unroll2") and (w, rn) != (16, 8192):
+                    continue
+                y = torch.full((M,), float("nan"), device="cuda")
+                run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
+                run()
+                err = ((y.double() - ref).norm() / ref.norm()).item()
+                emit(kind="rowdbuf_check", shape=f"{M}x{N}", variant=f"{tag} w{w} R{rn}", err=err)
+                if err < 1e-5:
+                    fns[f"{tag} w{w} R{rn}"] = run
+        if (M, N) == (256, 65536):
+            fns["generated w32 R8192"] = mods["generated"].bind(
+                dict(NUM_WARPS=32, OWN_M=1, RED_N=8192, SPLIT=1), x, torch.empty(M, device="cuda"))
+            for tag, m in mods.items():
+                for w, regs, (mean, most) in _sass_loops(m.row_sum_kernel):
+                    emit(kind="rowdbuf_sass", variant=tag, warps=w, regs=regs, loads_in_flight=mean, most=most)
+        if N % 8192:
+            continue  # ragged: checked only
+        for blk, w in [(4096, 8), (8192, 16)]:
+            part = torch.empty(triton.cdiv(x.numel(), blk), device="cuda")
+            fns[f"read_ef {blk} w{w}"] = (lambda x=x, part=part, blk=blk, w=w:
+                                          _read_sink_ef[(part.numel(),)](x, part, x.numel(), BLOCK=blk, num_warps=w))
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowdbuf", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
 def _loads_in_flight(sass):
@@ -1916,7 +2001,7 @@ def rowmlp_probe():
     mods = {"generated": load("row_sum")}
     for tag, um, un in [("unmasked", True, 1), ("unroll2", False, 2), ("unmasked_unroll2", True, 2),
                         ("unmasked_unroll4", True, 4)]:
-        mods[tag] = variant_module("row_sum", tag, _row_loop_variant(um, un))
+        mods[tag] = variant_module(_pre_dbuf("row_sum"), tag, _row_loop_variant(um, un))
     cfgs = [(16, 8192), (8, 4096), (32, 8192), (16, 4096)]
     for M, N in [(256, 65536), (8192, 8192), (250, 65000)]:
         x = torch.randn(M, N, device="cuda")
@@ -2786,7 +2871,7 @@ if __name__ == "__main__":
              "rowpersist": rowpersist_probe, "rowrotate": rowrotate_probe,
              "vectors": vectors_probe, "vecmat": vecmat_probe, "axesidx": axesidx_probe, "axesquot": axesquot_probe,
              "attnrows": attnrows_probe, "rowstream": rowstream_probe,
-             "rowmlp": rowmlp_probe, "rowmerge": rowmerge_probe,
+             "rowmlp": rowmlp_probe, "rowdbuf": rowdbuf_probe, "rowmerge": rowmerge_probe,
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
              "epilogue": epilogue_probe, "colstats": colstats_probe,
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,

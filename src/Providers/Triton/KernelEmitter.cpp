@@ -1408,22 +1408,30 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
     }
     folded.push_back(std::move(fr));
   }
-  py.line("for c0 in range(" + text(f.getLo()) + ", " + text(f.getHi()) + ", " + width + "):");
-  py.push();
-  if (f.getReverse())
-    py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
-  else
-    py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
-  py.line("cmask = (cols < C) & (cols >= 0)");
-  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = kept;
-  for (Folded &fr : folded) {
-    std::vector<std::string> xs;
-    for (unsigned k = 0; k < fr.r.getInputs().size(); ++k)
-      xs.push_back(e.padded(fr.r, k, /*tileMask=*/true, rmask + " & cmask"));
-    if (isArgReduce(fr.r))
-      xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
-                          ").to(tl.int32), 2147483647)"));
+  // One chunk's operands (identities where masked): per reduction, its inputs, plus the
+  // column index of an argmax/argmin.
+  auto chunk = [&]() {
+    if (f.getReverse())
+      py.line("cols = (C - 1 - c0 - tl.arange(0, 1)).to(IDXT)[None, :]");
+    else
+      py.line("cols = (c0 + tl.arange(0, " + width + ")).to(IDXT)[None, :]");
+    py.line("cmask = (cols < C) & (cols >= 0)");
+    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
+    e.cache = kept;
+    std::vector<std::vector<std::string>> all;
+    for (Folded &fr : folded) {
+      std::vector<std::string> xs;
+      for (unsigned k = 0; k < fr.r.getInputs().size(); ++k)
+        xs.push_back(e.padded(fr.r, k, /*tileMask=*/true, rmask + " & cmask"));
+      if (isArgReduce(fr.r))
+        xs.push_back(e.bind("tl.where(" + rmask + " & cmask, cols.to(tl.int32) + tl.zeros_like(" + xs[0] +
+                            ").to(tl.int32), 2147483647)"));
+      all.push_back(std::move(xs));
+    }
+    return all;
+  };
+  // Masked lanes (rows beyond R) may fold identities; they are never stored.
+  auto combine = [&](Folded &fr, const std::vector<std::string> &xs) {
     std::vector<std::string> args;
     if (f.getReverse()) { // fold_right: acc = op(x, acc)
       args = xs;
@@ -1432,10 +1440,41 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
       args = fr.acc;
       args.insert(args.end(), xs.begin(), xs.end());
     }
-    // Masked lanes (rows beyond R) may fold identities; they are never stored.
     py.line(llvm::join(fr.acc, ", ") + " = " + fns[fr.r] + "(" + llvm::join(args, ", ") + ")");
+  };
+  std::string lo = text(f.getLo()), hi = text(f.getHi());
+  if (seq || f.getReverse()) {
+    py.line("for c0 in range(" + lo + ", " + hi + ", " + width + "):");
+    py.push();
+    auto all = chunk();
+    for (auto [fr, xs] : llvm::zip(folded, all))
+      combine(fr, xs);
+    py.pop();
+  } else {
+    // Tree folds read the next chunk before adding the current one: the loop keeps
+    // a chunk's loads in flight while it adds (a register double buffer). The first
+    // chunk is read before the loop; past hi (an empty range) it is all identities.
+    py.line("c0 = " + lo);
+    std::vector<std::vector<std::string>> next;
+    for (auto [fr, xs] : llvm::zip(folded, chunk())) {
+      std::vector<std::string> names;
+      for (auto [k, x] : llvm::enumerate(xs)) {
+        names.push_back("nx" + fr.acc[k].substr(3));
+        py.line(names.back() + " = " + x);
+      }
+      next.push_back(std::move(names));
+    }
+    py.line("for c0 in range(" + lo + " + " + width + ", " + hi + ", " + width + "):");
+    py.push();
+    auto all = chunk();
+    for (auto [fr, nx, xs] : llvm::zip(folded, next, all)) {
+      combine(fr, nx);
+      py.line(llvm::join(nx, ", ") + " = " + llvm::join(xs, ", "));
+    }
+    py.pop();
+    for (auto [fr, nx] : llvm::zip(folded, next))
+      combine(fr, nx);
   }
-  py.pop();
   for (Folded &fr : folded) {
     std::vector<std::string> res;
     if (seq) {
