@@ -1842,6 +1842,26 @@ _UNMASKED = ('            v3 = tl.load(x + (tl.minimum(rows, R - 1)) * x_s0 + (c
              'eviction_policy="evict_first")\n')
 
 
+def _checked_row_sums(mods, cfgs, x, ref, kind, wanted=lambda tag, w, rn: True):
+    """Launchers of one-program-per-row sums (each module at each (warps, RED_N) of cfgs that
+    `wanted` keeps), each run once and checked against the f64 sums `ref`: name -> launcher for
+    those within 1e-5."""
+    M, N = x.shape
+    fns = {}
+    for tag, m in mods.items():
+        for w, rn in cfgs:
+            if not wanted(tag, w, rn):
+                continue
+            y = torch.full((M,), float("nan"), device="cuda")
+            run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
+            run()
+            err = ((y.double() - ref).norm() / ref.norm()).item()
+            emit(kind=kind, shape=f"{M}x{N}", variant=f"{tag} w{w} R{rn}", err=err)
+            if err < 1e-5:
+                fns[f"{tag} w{w} R{rn}"] = run
+    return fns
+
+
 def _pre_dbuf(case):
     """The artifact whose chunk loop is _ROW_LOOP: ART/<case>_old where present."""
     return case + "_old" if os.path.isdir(os.path.join(ART, case + "_old")) else case
@@ -1926,17 +1946,9 @@ def rowdbuf_probe():
         x = torch.randn(M, N, device="cuda")
         ref = x.double().sum(1)
         fns = {"torch": lambda x=x: x.sum(1)}
-        for tag, m in mods.items():
-            for w, rn in cfgs:
-                if tag in ("generated", "unmasked_unroll2") and (w, rn) != (16, 8192):
-                    continue
-                y = torch.full((M,), float("nan"), device="cuda")
-                run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
-                run()
-                err = ((y.double() - ref).norm() / ref.norm()).item()
-                emit(kind="rowdbuf_check", shape=f"{M}x{N}", variant=f"{tag} w{w} R{rn}", err=err)
-                if err < 1e-5:
-                    fns[f"{tag} w{w} R{rn}"] = run
+        fns.update(_checked_row_sums(mods, cfgs, x, ref, "rowdbuf_check",
+                                     lambda tag, w, rn: tag not in ("generated", "unmasked_unroll2")
+                                     or (w, rn) == (16, 8192)))
         if (M, N) == (256, 65536):
             fns["generated w32 R8192"] = mods["generated"].bind(
                 dict(NUM_WARPS=32, OWN_M=1, RED_N=8192, SPLIT=1), x, torch.empty(M, device="cuda"))
@@ -2007,15 +2019,7 @@ def rowmlp_probe():
         x = torch.randn(M, N, device="cuda")
         ref = x.double().sum(1)
         fns = {"torch": lambda x=x: x.sum(1)}
-        for tag, m in mods.items():
-            for w, rn in cfgs:
-                y = torch.full((M,), float("nan"), device="cuda")
-                run = m.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=1), x, y)
-                run()
-                err = ((y.double() - ref).norm() / ref.norm()).item()
-                emit(kind="rowmlp_check", shape=f"{M}x{N}", variant=f"{tag} w{w} R{rn}", err=err)
-                if err < 1e-5:
-                    fns[f"{tag} w{w} R{rn}"] = run
+        fns.update(_checked_row_sums(mods, cfgs, x, ref, "rowmlp_check"))
         if (M, N) == (256, 65536):
             for tag, m in mods.items():
                 for w, regs, (mean, most) in _sass_loops(m.row_sum_kernel):
