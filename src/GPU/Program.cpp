@@ -288,6 +288,14 @@ void ProgramBuilder::rowScan() {
   Value p = named(pid(0), "pid");
   Value rows = range(mul(p, param("OWN_M")), "OWN_M", 0, "rows");
   Value rmask = named(lt(rows, extent("R")), "rmask");
+  // Row reductions first, over the whole row in chunks of SCAN_N (one column a step
+  // under a strict policy): the scan's operand may read their results.
+  for (const std::vector<int64_t> &pass : ps.rowPasses) {
+    kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
+    b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, cst(0), extent("C"),
+                           pol == kir::Policy::unordered_tree ? dim("SCAN_N") : dim("1"), kir::stringifyPolicy(pol),
+                           pol == kir::Policy::fold_right);
+  }
   // Stores without the scanned axis cannot depend on the scan: once, before the
   // segments (also when there are no columns at all).
   auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };
@@ -295,7 +303,9 @@ void ProgramBuilder::rowScan() {
     at(rows, rmask, zero(), Value());
     stores(rowOnly);
   }
-  auto scan = b.create<igpu::ScanOp>(loc, 0, rows, rmask, dim("SCAN_N"));
+  auto isScan = [](Operation *op) { return isa<kir::ScanOp>(op); };
+  int64_t scanIndex = llvm::find_if(ps.reductions, isScan) - ps.reductions.begin();
+  auto scan = b.create<igpu::ScanOp>(loc, scanIndex, rows, rmask, dim("SCAN_N"));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(b.createBlock(&scan.getRegion()));
   stores([&](kir::StoreOp st) { return !rowOnly(st); });

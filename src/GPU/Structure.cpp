@@ -393,6 +393,8 @@ static void rowPasses(ProgramStructure &ps) {
   std::vector<Pass> passes;
   llvm::DenseMap<Operation *, size_t> depth;
   for (auto [i, op] : llvm::enumerate(ps.reductions)) {
+    if (isa<kir::ScanOp>(op)) // a row scan's segments follow the passes
+      continue;
     size_t d = 0;
     for (Operation *u : upstream(op->getOperands()))
       if (auto it = depth.find(u); it != depth.end())
@@ -407,7 +409,7 @@ static void rowPasses(ProgramStructure &ps) {
   llvm::stable_sort(passes, [](const Pass &a, const Pass &b) { return a.depth < b.depth; });
   for (Pass &p : passes)
     ps.rowPasses.push_back(std::move(p.members));
-  if (ps.reductions.size() > 1)
+  if (ps.kind == StructureKind::RowReduction && ps.reductions.size() > 1)
     ps.facts.push_back("a chunked row is read in " + std::to_string(ps.rowPasses.size()) + " pass" +
                        (ps.rowPasses.size() == 1 ? "" : "es") + " for " + std::to_string(ps.reductions.size()) +
                        " reductions (one that reads another's result takes a later pass)");
@@ -770,12 +772,15 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   if (ps.kind == StructureKind::RegionContraction)
     reductions.clear(); // classified above
   bool anyLeading = false, anyLast = false, anyScan = false;
+  Operation *firstLeading = nullptr;
   for (Operation *op : reductions) {
     if (auto r = dyn_cast<kir::ReduceOp>(op)) {
       SmallVector<int> inAxes = ps.axes[r.getInputs()[0]];
       bool last = (int)inAxes.size() == rank && (int)r.getDims().size() == ps.colAxes &&
                   llvm::all_of(r.getDims(), [&](int64_t d) { return ps.isColAxis(inAxes[d]); });
       (last ? anyLast : anyLeading) = true;
+      if (!last && !firstLeading)
+        firstLeading = op;
       kir::Policy p = r.getEffectivePolicy();
       if (p != kir::Policy::unordered_tree)
         ps.sequential = true;
@@ -790,10 +795,19 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     ps.reductions.push_back(op);
   }
   if (!reductions.empty()) {
-    if (anyScan && (anyLast || anyLeading))
-      return unsupported(reductions.front(), "scans mixed with reductions in one kernel");
-    if (anyScan && reductions.size() > 1)
-      return unsupported(reductions[1], "more than one scan in a kernel");
+    SmallVector<Operation *> scans(llvm::make_filter_range(reductions, [](Operation *op) {
+      return isa<kir::ScanOp>(op);
+    }));
+    if (scans.size() > 1)
+      return unsupported(scans[1], "more than one scan in a kernel");
+    if (anyScan && anyLeading)
+      return unsupported(firstLeading, "a reduction over leading axes next to a scan");
+    // Row reductions run before the scan's segments (their results may feed it), so none
+    // may read the scan.
+    if (anyScan)
+      for (Operation *op : reductions)
+        if (op != scans.front() && upstream(op->getOperands()).contains(scans.front()))
+          return unsupported(op, "a reduction of a scan's result");
     if (anyLeading && (anyLast || reductions.size() > 1))
       return unsupported(reductions.front(),
                          "several reductions when one reduces leading axes");
@@ -802,6 +816,11 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.family = "scan";
       ps.facts.push_back("a scan along the innermost axis; segments are scanned in order and "
                          "carry their prefix");
+      if (anyLast) {
+        rowPasses(ps);
+        ps.facts.push_back("reductions along the innermost axis run first, in chunks of SCAN_N; the scan's "
+                           "segments read their results");
+      }
     } else if (anyLeading) {
       ps.kind = StructureKind::SplitReduction;
       ps.family = "multi_axis_reduction";
