@@ -1,0 +1,101 @@
+"""GPU benchmark: fused kernels against the torch a user writes for them. Checks each kernel against
+the reference provider, then times the tuned kernel and torch in rotating rounds (do_bench medians).
+
+Groups:
+  outer  a lone reduction along an outer axis next to a full-size store (bias gradient, column
+         centering), realized as a row reduction read through strides (tests/python/providers/kir/outer_axes.kir)
+  scan   row reductions next to a scan of the same row (a softmax's cumulative distribution, a running
+         share of the row total: tests/python/providers/kir/scan_with_reductions.kir)
+
+  intentc compile KIR --kernel NAME --target triton -o ART/NAME/triton   (and --target reference)
+  for every kernel of the chosen groups, then on the GPU machine:
+  python3 scripts/bench/fused.py ART [GROUP ...]    # results in $OUT/fused-<group>.json
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import torch
+from triton.testing import do_bench
+
+ART = sys.argv[1]
+OUT = os.environ.get("OUT", "/tmp")
+
+
+def load(name, target):
+    path = os.path.join(ART, name, target, "kernel.py")
+    spec = importlib.util.spec_from_file_location(f"{name}_{target}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bias_grad_torch(g, x, dx, db):
+    torch.where(x > 0, g, torch.zeros((), device=g.device, dtype=g.dtype), out=dx)
+    torch.sum(dx, 0, out=db)
+
+
+def col_center_torch(x, y):
+    torch.sub(x, x.amax(0), out=y)
+
+
+def softmax_cdf_torch(x, y):
+    torch.cumsum(torch.softmax(x, 1), 1, out=y)
+
+
+def running_share_torch(x, y, t):
+    a = x.abs()
+    torch.sum(a, 1, out=t)
+    torch.div(a.cumsum(1), t[:, None], out=y)
+
+
+def tensors(*shapes, dt):
+    """A random tensor for the first shape (the input), empty ones for the others (outputs)."""
+    first, *rest = shapes
+    return [torch.randn(*first, device="cuda", dtype=dt)] + [torch.empty(*s, device="cuda", dtype=dt) for s in rest]
+
+
+# group -> kernel -> (torch version, dtype, arguments for (M, N), bytes moved for (M, N, element size))
+GROUPS = {
+    "outer": {
+        "bias_grad": (bias_grad_torch, torch.float32,
+                      lambda M, N, dt: tensors((M, N), dt=dt)[:1] + tensors((M, N), (M, N), (N,), dt=dt),
+                      lambda M, N, es: 3 * M * N * es),
+        "col_center": (col_center_torch, torch.float16, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
+                       lambda M, N, es: 2 * M * N * es),
+    },
+    "scan": {
+        "softmax_cdf": (softmax_cdf_torch, torch.float32, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
+                        lambda M, N, es: 2 * M * N * es),
+        "running_share": (running_share_torch, torch.float32, lambda M, N, dt: tensors((M, N), (M, N), (M,), dt=dt),
+                          lambda M, N, es: 2 * M * N * es),
+    },
+}
+SHAPES = {"outer": [(8192, 8192), (16384, 1024), (1024, 16384)],
+          "scan": [(8192, 1024), (4096, 8192), (1024, 32768)]}
+
+for group in sys.argv[2:] or list(GROUPS):
+    results = []
+    for name, (ref_torch, dt, make, nbytes) in GROUPS[group].items():
+        tri, ref = load(name, "triton"), load(name, "reference")
+        for M, N in SHAPES[group]:
+            args = make(M, N, dt)
+            want = [a.clone() for a in args]
+            ref.launch(*want)
+            got = [a.clone() for a in args]
+            tri.launch(*got)
+            outs = [(g.double() - w.double()).abs().max().item() for g, w in zip(got, want)]
+            fns = {"ours": lambda: tri.launch(*args), "torch": lambda: ref_torch(*args)}
+            times = {k: [] for k in fns}
+            for r in range(5):
+                for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+                    times[k].append(do_bench(fns[k]))
+            med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+            row = {"case": name, "shape": f"{M}x{N}", "max_abs_err": max(outs),
+                   "ours_TBps": nbytes(M, N, args[0].element_size()) / med["ours"] / 1e9,
+                   "torch_TBps": nbytes(M, N, args[0].element_size()) / med["torch"] / 1e9}
+            results.append(row)
+            print(json.dumps(row), flush=True)
+    with open(os.path.join(OUT, f"fused-{group}.json"), "w") as f:
+        json.dump(results, f, indent=1)
