@@ -362,7 +362,21 @@ LogicalResult InitAccOp::verify() {
   return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce");
 }
 LogicalResult FinishOp::verify() { return verifyReductionRef<intent::kir::ReduceOp>(*this, getReduction(), "kir.reduce"); }
-LogicalResult ScanOp::verify() { return verifyReductionRef<intent::kir::ScanOp>(*this, getScan(), "kir.scan"); }
+LogicalResult ScanOp::verify() {
+  ArrayRef<int64_t> list = getScans();
+  if (list.empty())
+    return emitOpError() << "scans at least one kir.scan";
+  std::optional<bool> reverse;
+  for (int64_t n : list) {
+    if (failed(verifyReductionRef<intent::kir::ScanOp>(*this, n, "kir.scan")))
+      return failure();
+    bool rev = cast<intent::kir::ScanOp>(programOf(*this).getReduction(n)).getReverse();
+    if (reverse && *reverse != rev)
+      return emitOpError() << "scans " << list.front() << " and " << n << " run in opposite directions";
+    reverse = rev;
+  }
+  return success();
+}
 
 /// Whether `r` (an op of the kernel) is computed, through any chain of operands, from `from`.
 static bool readsResultOf(Operation *r, Operation *from) {

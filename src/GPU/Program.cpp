@@ -303,9 +303,11 @@ void ProgramBuilder::rowScan() {
     at(rows, rmask, zero(), Value());
     stores(rowOnly);
   }
-  auto isScan = [](Operation *op) { return isa<kir::ScanOp>(op); };
-  int64_t scanIndex = llvm::find_if(ps.reductions, isScan) - ps.reductions.begin();
-  auto scan = b.create<igpu::ScanOp>(loc, scanIndex, rows, rmask, dim("SCAN_N"));
+  SmallVector<int64_t> scans;
+  for (auto [i, op] : llvm::enumerate(ps.reductions))
+    if (isa<kir::ScanOp>(op))
+      scans.push_back(i);
+  auto scan = b.create<igpu::ScanOp>(loc, scans, rows, rmask, dim("SCAN_N"));
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(b.createBlock(&scan.getRegion()));
   stores([&](kir::StoreOp st) { return !rowOnly(st); });

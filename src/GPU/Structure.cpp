@@ -798,16 +798,23 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     SmallVector<Operation *> scans(llvm::make_filter_range(reductions, [](Operation *op) {
       return isa<kir::ScanOp>(op);
     }));
-    if (scans.size() > 1)
-      return unsupported(scans[1], "more than one scan in a kernel");
     if (anyScan && anyLeading)
       return unsupported(firstLeading, "a reduction over leading axes next to a scan");
-    // Row reductions run before the scan's segments (their results may feed it), so none
-    // may read the scan.
-    if (anyScan)
-      for (Operation *op : reductions)
-        if (op != scans.front() && upstream(op->getOperands()).contains(scans.front()))
-          return unsupported(op, "a reduction of a scan's result");
+    // The scans share one loop over the row's segments, in program order: one direction,
+    // and an exclusive scan (which reads its operand one column back) reads no other scan.
+    // Row reductions run before the segments (their results may feed them), so none may
+    // read a scan.
+    for (Operation *op : reductions) {
+      llvm::DenseSet<Operation *> up = upstream(op->getOperands());
+      bool readsScan = llvm::any_of(scans, [&](Operation *s) { return s != op && up.contains(s); });
+      auto scan = dyn_cast<kir::ScanOp>(op);
+      if (!scan && readsScan)
+        return unsupported(op, "a reduction of a scan's result");
+      if (scan && scan.getReverse() != cast<kir::ScanOp>(scans.front()).getReverse())
+        return unsupported(op, "scans in opposite directions in one kernel");
+      if (scan && scan.getExclusive() && readsScan)
+        return unsupported(op, "an exclusive scan of another scan's result");
+    }
     if (anyLeading && (anyLast || reductions.size() > 1))
       return unsupported(reductions.front(),
                          "several reductions when one reduces leading axes");
@@ -816,6 +823,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       ps.family = "scan";
       ps.facts.push_back("a scan along the innermost axis; segments are scanned in order and "
                          "carry their prefix");
+      if (scans.size() > 1)
+        ps.facts.push_back(std::to_string(scans.size()) + " scans share each segment, in program order (a later "
+                           "one reads an earlier one's segment), each carrying its own prefix");
       if (anyLast) {
         rowPasses(ps);
         ps.facts.push_back("reductions along the innermost axis run first, in chunks of SCAN_N; the scan's "

@@ -233,17 +233,18 @@ def IGPU_FoldOp : IGPU_Op<"fold"> {
 }
 
 def IGPU_ScanOp : IGPU_Op<"scan", [NoTerminator, SingleBlock]> {
-  let summary = "the n-th kir.scan along the columns in segments of `step`, carrying the prefix";
+  let summary = "the listed kir.scans along the columns in segments of `step`, each carrying its prefix";
   let description = [{
-    Each segment sets the coordinates (rows, the segment's columns), scans,
-    combines with the carried prefix, and runs the body: the stores of the
-    segment.
+    Each segment sets the coordinates (rows, the segment's columns), scans each
+    listed scan in order (a later one may read an earlier one's segment),
+    combines each with its carried prefix, and runs the body: the stores of the
+    segment. Every listed scan runs in the same direction.
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>]>:$scan, IGPU_FragmentType:$rows,
+  let arguments = (ins DenseI64ArrayAttr:$scans, IGPU_FragmentType:$rows,
                        IGPU_FragmentType:$row_mask, AnyAttrOf<[StrAttr, I64Attr]>:$step);
   let regions = (region SizedRegion<1>:$region);
   let assemblyFormat = [{
-    $scan `step` $step `rows` `(` $rows `mask` $row_mask `)` attr-dict-with-keyword `:`
+    $scans `step` $step `rows` `(` $rows `mask` $row_mask `)` attr-dict-with-keyword `:`
     qualified(type($rows)) `,` qualified(type($row_mask)) $region
   }];
   let hasVerifier = 1;

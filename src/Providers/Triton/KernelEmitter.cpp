@@ -1642,62 +1642,79 @@ void ProgramEmitter::regionContract(igpu::RegionContractOp op) {
     e.store(storeOf(st.getView()));
 }
 
-/// A scan along the columns in segments, each combined with the prefix carried
-/// from the segments before; the body stores each segment.
+/// Scans along the columns in segments, each combined with the prefix it carries
+/// from the segments before; the scans of a segment run in order (a later one reads
+/// an earlier one's segment), then the body stores the segment.
 void ProgramEmitter::scan(igpu::ScanOp so) {
-  auto s = cast<kir::ScanOp>(reduction(so.getScan()));
-  const std::string &fn = fns[s];
   int rank = e.ps.extents.size();
   std::string rows = text(so.getRows()), rmask = text(so.getRowMask());
   std::string step = extentExpr(so.getStep());
-  unsigned n = s.getInputs().size();
-  bool rev = s.getReverse();
-  std::vector<std::string> carry;
-  for (unsigned k = 0; k < n; ++k) {
-    Type elt = kir::kirElementType(s.getInputs()[k].getType());
-    std::string init = s.getInits().empty() ? e.identityOf(s, k, elt) : e.value(s.getInits()[k]);
-    std::string dt = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
-    carry.push_back("carry" + std::to_string(k));
-    py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
+  std::vector<kir::ScanOp> scans;
+  for (int64_t n : so.getScans())
+    scans.push_back(cast<kir::ScanOp>(reduction(n)));
+  bool rev = scans.front().getReverse(); // one direction: the verifier checks it
+  std::vector<std::vector<std::string>> carries;
+  for (auto [i, s] : llvm::enumerate(scans)) {
+    std::vector<std::string> carry;
+    for (unsigned k = 0; k < s.getInputs().size(); ++k) {
+      Type elt = kir::kirElementType(s.getInputs()[k].getType());
+      std::string init = s.getInits().empty() ? e.identityOf(s, k, elt) : e.value(s.getInits()[k]);
+      std::string dt = isNarrowFloat(elt) ? "tl.float32" : tlType(elt);
+      // The first scan keeps the plain names of a kernel with one scan.
+      carry.push_back("carry" + (i ? std::to_string(i) + "_" : std::string()) + std::to_string(k));
+      py.line(carry.back() + " = tl.full([OWN_M, 1], " + init + ", " + dt + ")");
+    }
+    carries.push_back(std::move(carry));
   }
   py.line("for c0 in range(0, C, " + step + "):");
   py.push();
   py.line("lane = tl.arange(0, " + step + ")[None, :]");
   py.line(rev ? "cols = (C - 1 - c0 - lane).to(IDXT)" : "cols = (c0 + lane).to(IDXT)");
   py.line("cmask = (cols < C) & (cols >= 0)");
-  // Exclusive scans read the previous element in scan order.
-  if (s.getExclusive()) {
-    py.line(rev ? "src = cols + 1" : "src = cols - 1");
-    py.line("smask = (src < C) & (src >= 0)");
-    rowColCoords(e, rank, rows, rmask, "src", "smask");
-  } else {
-    rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  }
-  e.cache = kept;
-  std::vector<std::string> xs;
-  std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
-  for (unsigned k = 0; k < n; ++k)
-    xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
-  std::vector<std::string> scanned;
-  for (unsigned k = 0; k < n; ++k)
-    scanned.push_back(e.fresh("sc"));
-  std::string tuple = n == 1 ? xs[0] : "(" + llvm::join(xs, ", ") + ")";
-  py.line(llvm::join(scanned, ", ") + " = tl.associative_scan(" + tuple + ", 1, " + fn + ")");
-  std::vector<std::string> args = carry;
-  args.insert(args.end(), scanned.begin(), scanned.end());
-  std::vector<std::string> outs;
-  for (unsigned k = 0; k < n; ++k)
-    outs.push_back(e.fresh("out"));
-  py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
-  // Carry the last element of this segment (exact: one term plus zeros).
   py.line("last = lane == tl.minimum(" + step + ", C - c0) - 1");
-  for (unsigned k = 0; k < n; ++k)
-    py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
-            ".dtype)");
-  rowColCoords(e, rank, rows, rmask, "cols", "cmask");
-  e.cache = kept;
-  for (unsigned k = 0; k < n; ++k)
-    e.cache[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
+  // The segment's scanned values, valid at (rows, cols): the later scans and the stores read them.
+  llvm::DenseMap<Value, std::string> segment;
+  auto coordsAt = [&](const std::string &c, const std::string &m) {
+    rowColCoords(e, rank, rows, rmask, c, m);
+    e.cache = kept;
+    if (c == "cols")
+      for (auto [v, name] : segment)
+        e.cache[v] = name;
+  };
+  for (auto [s, carry] : llvm::zip(scans, carries)) {
+    const std::string &fn = fns[s];
+    unsigned n = s.getInputs().size();
+    // Exclusive scans read the previous element in scan order.
+    if (s.getExclusive()) {
+      py.line(rev ? "src = cols + 1" : "src = cols - 1");
+      py.line("smask = (src < C) & (src >= 0)");
+      coordsAt("src", "smask");
+    } else {
+      coordsAt("cols", "cmask");
+    }
+    std::vector<std::string> xs;
+    std::string m = rmask + (s.getExclusive() ? " & smask" : " & cmask");
+    for (unsigned k = 0; k < n; ++k)
+      xs.push_back(e.padded(s, k, /*tileMask=*/!s.getExclusive(), m));
+    std::vector<std::string> scanned;
+    for (unsigned k = 0; k < n; ++k)
+      scanned.push_back(e.fresh("sc"));
+    std::string tuple = n == 1 ? xs[0] : "(" + llvm::join(xs, ", ") + ")";
+    py.line(llvm::join(scanned, ", ") + " = tl.associative_scan(" + tuple + ", 1, " + fn + ")");
+    std::vector<std::string> args = carry;
+    args.insert(args.end(), scanned.begin(), scanned.end());
+    std::vector<std::string> outs;
+    for (unsigned k = 0; k < n; ++k)
+      outs.push_back(e.fresh("out"));
+    py.line(llvm::join(outs, ", ") + " = " + fn + "(" + llvm::join(args, ", ") + ")");
+    // Carry the last element of this segment (exact: one term plus zeros).
+    for (unsigned k = 0; k < n; ++k)
+      py.line(carry[k] + " = tl.sum(tl.where(last, " + outs[k] + ", 0), 1, keep_dims=True).to(" + carry[k] +
+              ".dtype)");
+    for (unsigned k = 0; k < n; ++k)
+      segment[s.getResult(k)] = e.bind(outs[k] + ".to(" + tlType(s.getResult(k).getType()) + ")");
+  }
+  coordsAt("cols", "cmask");
   walk(so.getRegion().front());
   py.pop();
 }
