@@ -190,6 +190,18 @@ public:
   static int64_t viewIndex(kir::StoreOp st) { return cast<BlockArgument>(st.getView()).getArgNumber(); }
 
   /// A loop over [lo, hi) with `step`, its body built by `body(start)`.
+  /// The structure's chunked row passes, one igpu.fold each: tree folds over [treeLo,
+  /// treeHi) in steps of `treeStep`, strict and ordered ones over the whole row a column
+  /// at a time.
+  void rowPassFolds(Value rows, Value rmask, Value treeLo, Value treeHi, StringRef treeStep) {
+    for (const std::vector<int64_t> &pass : ps.rowPasses) {
+      kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
+      bool tree = pol == kir::Policy::unordered_tree;
+      b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, tree ? treeLo : cst(0),
+                             tree ? treeHi : extent("C"), tree ? dim(treeStep) : dim("1"), kir::stringifyPolicy(pol),
+                             pol == kir::Policy::fold_right);
+    }
+  }
   void loop(Value lo, Value hi, Value step, StringRef name, llvm::function_ref<void(Value)> body) {
     auto f = b.create<igpu::ForOp>(loc, lo, hi, step, name);
     OpBuilder::InsertionGuard g(b);
@@ -254,13 +266,7 @@ void ProgramBuilder::rowReduction() {
   // Chunked: the structure's passes (independent reductions share one), the row-space
   // stores, then a pass for full-row outputs.
   auto chunked = [&] {
-    for (const std::vector<int64_t> &pass : ps.rowPasses) {
-      kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
-      bool tree = pol == kir::Policy::unordered_tree;
-      b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, tree ? cLo : cst(0),
-                             tree ? cHi : extent("C"), tree ? dim("RED_N") : dim("1"), kir::stringifyPolicy(pol),
-                             pol == kir::Policy::fold_right);
-    }
+    rowPassFolds(rows, rmask, cLo, cHi, "RED_N");
     at(rows, rmask, zero(), Value());
     auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
     if (ps.splitMerge)
@@ -289,13 +295,9 @@ void ProgramBuilder::rowScan() {
   Value rows = range(mul(p, param("OWN_M")), "OWN_M", 0, "rows");
   Value rmask = named(lt(rows, extent("R")), "rmask");
   // Row reductions first, over the whole row in chunks of SCAN_N (one column a step
-  // under a strict policy): the scan's operand may read their results.
-  for (const std::vector<int64_t> &pass : ps.rowPasses) {
-    kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
-    b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, cst(0), extent("C"),
-                           pol == kir::Policy::unordered_tree ? dim("SCAN_N") : dim("1"), kir::stringifyPolicy(pol),
-                           pol == kir::Policy::fold_right);
-  }
+  // under a strict policy): the scans' operands may read their results.
+  if (!ps.rowPasses.empty())
+    rowPassFolds(rows, rmask, cst(0), extent("C"), "SCAN_N");
   // Stores without the scanned axis cannot depend on the scan: once, before the
   // segments (also when there are no columns at all).
   auto rowOnly = [&](kir::StoreOp st) { return !hasColAxis(ps, st.getView()); };

@@ -771,7 +771,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   int col = rank - 1;
   if (ps.kind == StructureKind::RegionContraction)
     reductions.clear(); // classified above
-  bool anyLeading = false, anyLast = false, anyScan = false;
+  bool anyLeading = false, anyLast = false;
   Operation *firstLeading = nullptr;
   for (Operation *op : reductions) {
     if (auto r = dyn_cast<kir::ReduceOp>(op)) {
@@ -786,7 +786,6 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
         ps.sequential = true;
     } else {
       auto s = cast<kir::ScanOp>(op);
-      anyScan = true;
       if (ps.axes[s.getInputs()[0]][s.getDim()] != col)
         return unsupported(op, "scans along a non-innermost axis");
       if (s.getEffectivePolicy() == kir::Policy::fold_left)
@@ -798,13 +797,14 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     SmallVector<Operation *> scans(llvm::make_filter_range(reductions, [](Operation *op) {
       return isa<kir::ScanOp>(op);
     }));
+    bool anyScan = !scans.empty();
     if (anyScan && anyLeading)
       return unsupported(firstLeading, "a reduction over leading axes next to a scan");
     // The scans share one loop over the row's segments, in program order: one direction,
     // and an exclusive scan (which reads its operand one column back) reads no other scan.
     // Row reductions run before the segments (their results may feed them), so none may
     // read a scan.
-    for (Operation *op : reductions) {
+    for (Operation *op : anyScan ? ArrayRef(reductions) : ArrayRef<Operation *>()) {
       llvm::DenseSet<Operation *> up = upstream(op->getOperands());
       bool readsScan = llvm::any_of(scans, [&](Operation *s) { return s != op && up.contains(s); });
       auto scan = dyn_cast<kir::ScanOp>(op);
