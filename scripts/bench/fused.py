@@ -3,13 +3,14 @@ the reference provider, then times the tuned kernel and torch in rotating rounds
 
 Groups:
   outer  a lone reduction along an outer axis next to a full-size store (bias gradient, column
-         centering), realized as a row reduction read through strides (tests/python/providers/kir/outer_axes.kir)
+         centering) and a scan along one (column cumsum), realized as row structures whose rows are
+         adjacent in memory (tests/python/providers/kir/outer_axes.kir; families outer_reduction, outer_scan)
   scan   row reductions next to a scan of the same row (a softmax's cumulative distribution, a running
          share of the row total: tests/python/providers/kir/scan_with_reductions.kir)
 
-  intentc compile KIR --kernel NAME --target triton -o ART/NAME/triton   (and --target reference)
-  for every kernel of the chosen groups, then on the GPU machine:
-  python3 scripts/bench/fused.py ART [GROUP ...]    # results in $OUT/fused-<group>.json
+  scripts/gpu/prepare.sh compiles every kernel of the groups into .gpu-artifacts/fused/new (and
+  .gpu-artifacts/fused/old with INTENTC_OLD=<an older intentc>), then on the GPU machine:
+  python3 scripts/bench/fused.py .gpu-artifacts/fused/new [GROUP ...]    # results in $OUT/fused-<group>.json
 """
 import importlib.util
 import json
@@ -40,6 +41,10 @@ def col_center_torch(x, y):
     torch.sub(x, x.amax(0), out=y)
 
 
+def col_cumsum_torch(x, y):
+    torch.cumsum(x, 0, out=y)
+
+
 def softmax_cdf_torch(x, y):
     torch.cumsum(torch.softmax(x, 1), 1, out=y)
 
@@ -48,6 +53,12 @@ def running_share_torch(x, y, t):
     a = x.abs()
     torch.sum(a, 1, out=t)
     torch.div(a.cumsum(1), t[:, None], out=y)
+
+
+def winners(mod):
+    """The tuned configuration of the module's autotuner and of any narrowed one (a candidate subset)."""
+    tuners = [mod.KERNEL] + list(getattr(mod, "_NARROWED", {}).values())
+    return "; ".join(str(t.best_config) for t in tuners if getattr(t, "best_config", None) is not None)
 
 
 def tensors(*shapes, dt):
@@ -63,6 +74,8 @@ GROUPS = {
                       lambda M, N, dt: tensors((M, N), dt=dt)[:1] + tensors((M, N), (M, N), (N,), dt=dt),
                       lambda M, N, es: 3 * M * N * es),
         "col_center": (col_center_torch, torch.float16, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
+                       lambda M, N, es: 2 * M * N * es),
+        "col_cumsum": (col_cumsum_torch, torch.float32, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
                        lambda M, N, es: 2 * M * N * es),
     },
     "scan": {
@@ -94,7 +107,8 @@ for group in sys.argv[2:] or list(GROUPS):
             med = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
             row = {"case": name, "shape": f"{M}x{N}", "max_abs_err": max(outs),
                    "ours_TBps": nbytes(M, N, args[0].element_size()) / med["ours"] / 1e9,
-                   "torch_TBps": nbytes(M, N, args[0].element_size()) / med["torch"] / 1e9}
+                   "torch_TBps": nbytes(M, N, args[0].element_size()) / med["torch"] / 1e9,
+                   "winner": winners(tri)}
             results.append(row)
             print(json.dumps(row), flush=True)
     with open(os.path.join(OUT, f"fused-{group}.json"), "w") as f:

@@ -27,15 +27,23 @@ done
 FORMS="matvec vecmat rowdot dot outer gemm_result_t shared_b shared_a heads_scores heads_mixed head_merge"
 PASSES="row_passes:sum_and_squares row_passes:centered row_passes:late_max row_passes:tree_and_fold
         split_merge:row_sums_f32_i32 split_merge:row_max_min split_merge:row_mean_norm split_merge:col_mean_var"
-for spec in gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs gemm_prologue:gemm_row_scale_bt \
-            gemm_prologue:bmm_cast_b gemm_mixed_out:gemm_f16_f32out gemm_mixed_out:gemm_bf16_f32out \
-            $(for k in $FORMS; do echo "contraction_forms:$k"; done) $PASSES; do
-  file="${spec%%:*}" name="${spec#*:}"
-  for target in triton reference; do
-    "$INTENTC" compile "$ROOT/tests/python/providers/kir/$file.kir" --kernel "$name" --target "$target" \
-      --no-cache -o "$ART/$name/$target" >/dev/null
+# compile_specs COMPILER DEST FILE:KERNEL...: each kernel of tests/python/providers/kir/FILE.kir
+# for Triton and the reference provider into DEST/KERNEL/{triton,reference}.
+compile_specs() {
+  local compiler="$1" dest="$2" spec file name target
+  shift 2
+  for spec in "$@"; do
+    file="${spec%%:*}" name="${spec#*:}"
+    for target in triton reference; do
+      "$compiler" compile "$ROOT/tests/python/providers/kir/$file.kir" --kernel "$name" --target "$target" \
+        --no-cache -o "$dest/$name/$target" >/dev/null
+    done
   done
-done
+}
+# shellcheck disable=SC2046
+compile_specs "$INTENTC" "$ART" gemm_prologue:gemm_scaled_a gemm_prologue:gemm_cast_inputs \
+  gemm_prologue:gemm_row_scale_bt gemm_prologue:bmm_cast_b gemm_mixed_out:gemm_f16_f32out \
+  gemm_mixed_out:gemm_bf16_f32out $(for k in $FORMS; do echo "contraction_forms:$k"; done) $PASSES
 # Reductions over several axes of rank > 2 values (harness.py ART axes).
 for name in batch_sum middle_sum leading_sum total3 channel_sum batch_max instance_norm; do
   for target in triton reference; do
@@ -95,5 +103,18 @@ for spec in total_sums:vector_total:probe-vector-rows contraction_forms:dot:prob
   [[ "$file" == examples/* ]] && src="$ROOT/$file.kir"
   "$INTENTC" compile "$src" --kernel "$name" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/$rows.json" -o "$ART/${name}_vprobe/triton" >/dev/null
+done
+# Fused kernels against the torch a user writes (scripts/bench/fused.py ART/fused/new [GROUP...]):
+# ART/fused/new by this compiler, ART/fused/old by $INTENTC_OLD when given.
+FUSED="outer_axes:bias_grad outer_axes:col_center outer_axes:col_cumsum
+       scan_with_reductions:softmax_cdf scan_with_reductions:running_share"
+for which in new old; do
+  compiler="$INTENTC"
+  if [ "$which" = old ]; then
+    [ -n "${INTENTC_OLD:-}" ] || continue
+    compiler="$INTENTC_OLD"
+  fi
+  # shellcheck disable=SC2086
+  compile_specs "$compiler" "$ART/fused/$which" $FUSED
 done
 echo "prepared $(ls -d "$ART"/*/triton 2>/dev/null | wc -l) Triton artifacts in $ART"

@@ -421,6 +421,13 @@ LogicalResult FoldOp::verify() {
     return emitOpError() << "a " << getPolicy() << " fold steps one column at a time";
   if (getReverse() != (pol == intent::kir::Policy::fold_right))
     return emitOpError() << "runs from the end exactly when the policy is fold_right";
+  if (!getStores().empty()) {
+    if (strict)
+      return emitOpError() << "stores chunks only under a tree policy";
+    for (Operation &op : getStores().front())
+      if (!isa<StoreOp>(op))
+        return emitOpError() << "holds only igpu.store ops in its stores, not '" << op.getName() << "'";
+  }
   return success();
 }
 

@@ -193,13 +193,21 @@ public:
   /// The structure's chunked row passes, one igpu.fold each: tree folds over [treeLo,
   /// treeHi) in steps of `treeStep`, strict and ordered ones over the whole row a column
   /// at a time.
-  void rowPassFolds(Value rows, Value rmask, Value treeLo, Value treeHi, StringRef treeStep) {
-    for (const std::vector<int64_t> &pass : ps.rowPasses) {
+  /// The chunked row's passes; the first one stores the stores `firstStores` selects
+  /// from its chunks (ps.foldStores: a tree fold).
+  void rowPassFolds(Value rows, Value rmask, Value treeLo, Value treeHi, StringRef treeStep,
+                    llvm::function_ref<bool(kir::StoreOp)> firstStores = nullptr) {
+    for (auto [i, pass] : llvm::enumerate(ps.rowPasses)) {
       kir::Policy pol = cast<kir::ReduceOp>(ps.reductions[pass.front()]).getEffectivePolicy();
       bool tree = pol == kir::Policy::unordered_tree;
-      b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, tree ? treeLo : cst(0),
-                             tree ? treeHi : extent("C"), tree ? dim(treeStep) : dim("1"), kir::stringifyPolicy(pol),
-                             pol == kir::Policy::fold_right);
+      auto fold = b.create<igpu::FoldOp>(loc, b.getDenseI64ArrayAttr(pass), rows, rmask, tree ? treeLo : cst(0),
+                                         tree ? treeHi : extent("C"), tree ? dim(treeStep) : dim("1"),
+                                         kir::stringifyPolicy(pol), pol == kir::Policy::fold_right);
+      if (i == 0 && firstStores) {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToEnd(b.createBlock(&fold.getStores()));
+        stores(firstStores);
+      }
     }
   }
   void loop(Value lo, Value hi, Value step, StringRef name, llvm::function_ref<void(Value)> body) {
@@ -266,7 +274,10 @@ void ProgramBuilder::rowReduction() {
   // Chunked: the structure's passes (independent reductions share one), the row-space
   // stores, then a pass for full-row outputs.
   auto chunked = [&] {
-    rowPassFolds(rows, rmask, cLo, cHi, "RED_N");
+    llvm::function_ref<bool(kir::StoreOp)> foldedStores = nullptr;
+    if (ps.foldStores)
+      foldedStores = isFull;
+    rowPassFolds(rows, rmask, cLo, cHi, "RED_N", foldedStores);
     at(rows, rmask, zero(), Value());
     auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
     if (ps.splitMerge)
@@ -275,7 +286,7 @@ void ProgramBuilder::rowReduction() {
       stores(rowStore);
     // Split rows: full-row outputs depend on no reduction (else the rows are not split),
     // so each program stores its own columns.
-    if (llvm::any_of(kernelStores(), isFull))
+    if (!ps.foldStores && llvm::any_of(kernelStores(), isFull))
       loop(ps.splitMerge ? cLo : cst(0), ps.splitMerge ? cHi : extent("C"), param("RED_N"), "c0", [&](Value c0) {
         Value cols = range(c0, "RED_N", 1, "cols");
         at(rows, rmask, cols, named(lt(cols, extent("C")), "cmask"));

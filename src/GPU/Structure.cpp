@@ -415,6 +415,32 @@ static void rowPasses(ProgramStructure &ps) {
                        " reductions (one that reads another's result takes a later pass)");
 }
 
+/// A chunked row reads its input once for a pass; full-size outputs that read no
+/// reduction would cost one more read of every input they load, so the first pass
+/// stores them from its own chunks when it is a tree fold (a strict fold steps one
+/// column at a time: a separate pass of whole chunks stores faster).
+static void foldStores(ProgramStructure &ps, Block &body) {
+  if (ps.rowPasses.empty() ||
+      cast<kir::ReduceOp>(ps.reductions[ps.rowPasses.front().front()]).getEffectivePolicy() !=
+          kir::Policy::unordered_tree)
+    return;
+  bool any = false;
+  for (Operation &op : body) {
+    auto st = dyn_cast<kir::StoreOp>(op);
+    if (!st || !hasColAxis(ps, st.getView()))
+      continue;
+    for (Operation *u : upstream(ValueRange{st.getValue()}))
+      if (llvm::is_contained(ps.reductions, u))
+        return;
+    any = true;
+  }
+  if (!any)
+    return;
+  ps.foldStores = true;
+  ps.facts.push_back("the full-size outputs read no reduction: a chunked row stores them from the chunks of its "
+                     "first pass (its inputs are read once)");
+}
+
 /// The reductions of a region: each reduces exactly the key axis of a value over
 /// [batch..., m, n] with a named, non-arg kind under unordered_tree; they are grouped
 /// into levels by dependency (one pass over the keys per level). No store may hold
@@ -636,8 +662,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
           order.push_back(p);
       order.push_back(d);
       reorder(order);
+      ps.rowsContiguous = true;
       ps.facts.push_back("the scanned or reduced axis is an outer one: the canonical axes put it innermost "
-                         "(its elements are read with its stride)");
+                         "(its elements are read with its stride; a program's rows are adjacent in memory)");
     }
     // A reduction over several, not all, axes of a rank > 2 value: the reduced axes
     // become the columns of a row structure when they include the innermost axis
@@ -820,7 +847,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                          "several reductions when one reduces leading axes");
     if (anyScan) {
       ps.kind = StructureKind::RowScan;
-      ps.family = "scan";
+      ps.family = ps.rowsContiguous ? "outer_scan" : "scan";
       ps.facts.push_back("a scan along the innermost axis; segments are scanned in order and "
                          "carry their prefix");
       if (scans.size() > 1)
@@ -870,7 +897,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
             if (auto b = dyn_cast<kir::BroadcastOp>(u))
               if (shapeOf(b.getType()).size() == (size_t)rank)
                 region = true;
-      ps.family = region ? "region_reduction" : "reduction";
+      // Rows adjacent in memory coalesce as wide row blocks over short chunks: the
+      // transpose of the row shapes of an innermost-axis reduction (own table rows).
+      ps.family = ps.rowsContiguous ? "outer_reduction" : region ? "region_reduction" : "reduction";
       ps.facts.push_back(region ? "a reduced value is broadcast back into its own source region"
                                 : "reductions along the innermost axis; results are the reduced values");
       // Long rows may be split across programs when every reduction's partial results
@@ -885,8 +914,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
                            "programs, the last to arrive combining the partial results in split order, then "
                            "evaluating the epilogue");
     }
-    if (ps.kind == StructureKind::RowReduction)
+    if (ps.kind == StructureKind::RowReduction) {
       rowPasses(ps);
+      foldStores(ps, body);
+    }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
                          "its axis (never split)");
@@ -940,6 +971,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
   std::optional<int64_t> colExtent = extentOf(ps.firstColAxis(), rank);
   auto add = [&](Parameter p) { ps.parameters.push_back(std::move(p)); };
   std::vector<int64_t> warps = powersOfTwo(1, 32);
+  // Row structures whose rows are adjacent in memory: up to 256 rows (a 512-byte f16
+  // run) over chunks as short as 4 columns.
+  const int64_t rowsMax = ps.rowsContiguous ? 256 : 64, chunkMin = ps.rowsContiguous ? 4 : 16;
   const std::string warpsReq = "power of two, at most 32 (Triton)";
   switch (ps.kind) {
   case StructureKind::Tiles:
@@ -952,10 +986,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"OWN_M * OWN_N <= 2^20"}});
     break;
   case StructureKind::RowReduction:
-    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, rowsMax),
          {"rows per program", "grid = ceil_div(rows, OWN_M)", "row mask"}, {}});
     add({"RED_N", "reduction", "int",
-         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 16384),
+         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, chunkMin, 16384),
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
     add({"SPLIT", "reduction_outer", "int",
@@ -967,10 +1001,10 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});
     break;
   case StructureKind::RowScan:
-    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, 64),
+    add({"OWN_M", "ownership_m", "int", tileDomain(rowsExtent, 1, rowsMax),
          {"rows per program", "grid = ceil_div(rows, OWN_M)"}, {}});
     add({"SCAN_N", "scan", "int",
-         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, 16, 8192),
+         ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, chunkMin, 8192),
          {"segment scanned at once; segments carry the prefix in order"},
          {"fixed to 1 by policy fold_left"}});
     break;

@@ -139,8 +139,8 @@ std::optional<std::string> columnForRole(Provider p, std::string_view role) {
 const std::vector<std::string> &familiesFor(Provider p) {
   static const std::vector<std::string> gpu = {
       "pointwise",   "pointwise_narrow", "reduction",          "multi_axis_reduction",
-      "region_reduction", "scan",        "contraction",        "contraction_narrow",
-      "region_contraction"};
+      "region_reduction", "scan",        "outer_reduction",    "outer_scan",
+      "contraction", "contraction_narrow", "region_contraction"};
   static const std::vector<std::string> bang = {"block"};
   return p == Provider::BangC ? bang : gpu;
 }

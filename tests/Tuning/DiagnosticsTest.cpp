@@ -14,8 +14,8 @@ const std::string kColumnsTriton =
     "ownership_m, ownership_n, reduction, reduction_outer, scan, traversal_workers, "
     "traversal_group, NUM_WARPS, NUM_STAGES, NUM_CTAS, USE_TENSOR_DESCRIPTOR";
 const std::string kFamiliesGpu =
-    "pointwise, pointwise_narrow, reduction, multi_axis_reduction, region_reduction, scan, "
-    "contraction, contraction_narrow, region_contraction";
+    "pointwise, pointwise_narrow, reduction, multi_axis_reduction, region_reduction, scan, outer_reduction, "
+    "outer_scan, contraction, contraction_narrow, region_contraction";
 
 void checkAt(const Diagnostic &d, const std::string &path, int line, int col,
              const std::string &message) {

@@ -35,7 +35,7 @@ TEST_CASE("column layouts follow spec/tuning.md section 3") {
   CHECK(columnsFor(Provider::Triton)[10].kind == ColumnKind::Boolean);
   CHECK(columnIndex(Provider::CuTile, "CUTILE_LOAD_POLICY") == 11u);
   CHECK_FALSE(columnIndex(Provider::BangC, "NUM_WARPS").has_value());
-  CHECK(familiesFor(Provider::Triton).size() == 9);
+  CHECK(familiesFor(Provider::Triton).size() == 11);
   CHECK(familiesFor(Provider::CuTile) == familiesFor(Provider::Triton));
   CHECK(familiesFor(Provider::BangC) == std::vector<std::string>{"block"});
   for (Provider p : allProviders())

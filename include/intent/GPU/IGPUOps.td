@@ -212,7 +212,7 @@ def IGPU_ReduceOp : IGPU_Op<"reduce"> {
   let hasVerifier = 1;
 }
 
-def IGPU_FoldOp : IGPU_Op<"fold"> {
+def IGPU_FoldOp : IGPU_Op<"fold", [NoTerminator]> {
   let summary = "the listed kir.reduces over the columns [lo, hi) in chunks of `step`, in one pass, per their policy";
   let description = [{
     One pass over the columns folds every listed reduction: they share a
@@ -220,14 +220,18 @@ def IGPU_FoldOp : IGPU_Op<"fold"> {
     pass groups independent reductions, so a row is read once per group). An
     accumulator per reduction, row and lane of the chunk; a tree policy reduces
     the lanes at the end (`step` a parameter), a strict fold runs one column per
-    step (`step` 1), from the end with `reverse` (fold_right).
+    step (`step` 1), from the end with `reverse` (fold_right). A tree fold may
+    hold `stores`: igpu.stores run at every chunk's coordinates (full-size
+    outputs that read no reduction, written from the chunks the pass reads).
   }];
   let arguments = (ins DenseI64ArrayAttr:$reductions, IGPU_FragmentType:$rows,
                        IGPU_FragmentType:$row_mask, Index:$lo, Index:$hi,
                        AnyAttrOf<[StrAttr, I64Attr]>:$step, StrAttr:$policy, UnitAttr:$reverse);
+  let regions = (region MaxSizedRegion<1>:$stores);
   let assemblyFormat = [{
     $reductions `rows` `(` $rows `mask` $row_mask `)` `from` $lo `to` $hi `step` $step `policy` $policy
     (`reverse` $reverse^)? attr-dict `:` qualified(type($rows)) `,` qualified(type($row_mask))
+    (`stores` $stores^)?
   }];
   let hasVerifier = 1;
 }

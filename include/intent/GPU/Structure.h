@@ -110,6 +110,12 @@ struct ProgramStructure {
   std::vector<std::vector<int64_t>> rowPasses;
   bool sequential = false;   ///< some reduction/scan must run element by element
   bool splitMerge = false;  ///< split programs merge partial sums (last arriver, split order)
+  /// RowReduction, chunked: the first pass (a tree fold) also stores the full-size
+  /// outputs, none of which reads a reduction, from the chunks it reads.
+  bool foldStores = false;
+  /// Row structures: the reduced or scanned axis is an outer one, so the rows run along
+  /// the views' innermost (contiguous) dimension and a program's rows are adjacent in memory.
+  bool rowsContiguous = false;
   std::optional<ContractionInfo> contraction;
   std::optional<RegionInfo> region;
   std::vector<Parameter> parameters;

@@ -1443,12 +1443,17 @@ void ProgramEmitter::fold(igpu::FoldOp f) {
     py.line(llvm::join(fr.acc, ", ") + " = " + fns[fr.r] + "(" + llvm::join(args, ", ") + ")");
   };
   std::string lo = text(f.getLo()), hi = text(f.getHi());
-  if (seq || f.getReverse()) {
+  // A pass that stores its chunks reads each chunk, adds it and stores from it: the
+  // stores need the chunk's coordinates, which a double buffer would have moved on.
+  bool storing = !f.getStores().empty();
+  if (seq || f.getReverse() || storing) {
     py.line("for c0 in range(" + lo + ", " + hi + ", " + width + "):");
     py.push();
     auto all = chunk();
     for (auto [fr, xs] : llvm::zip(folded, all))
       combine(fr, xs);
+    if (storing)
+      walk(f.getStores().front());
     py.pop();
   } else {
     // Tree folds read the next chunk before adding the current one: the loop keeps
