@@ -189,12 +189,10 @@ public:
   }
   static int64_t viewIndex(kir::StoreOp st) { return cast<BlockArgument>(st.getView()).getArgNumber(); }
 
-  /// A loop over [lo, hi) with `step`, its body built by `body(start)`.
   /// The structure's chunked row passes, one igpu.fold each: tree folds over [treeLo,
   /// treeHi) in steps of `treeStep`, strict and ordered ones over the whole row a column
-  /// at a time.
-  /// The chunked row's passes; the first one stores the stores `firstStores` selects
-  /// from its chunks (ps.foldStores: a tree fold).
+  /// at a time. The first pass also stores, from its chunks, the stores `firstStores`
+  /// selects (ps.foldStores: that pass is a tree fold).
   void rowPassFolds(Value rows, Value rmask, Value treeLo, Value treeHi, StringRef treeStep,
                     llvm::function_ref<bool(kir::StoreOp)> firstStores = nullptr) {
     for (auto [i, pass] : llvm::enumerate(ps.rowPasses)) {
@@ -210,6 +208,7 @@ public:
       }
     }
   }
+  /// A loop over [lo, hi) with `step`, its body built by `body(start)`.
   void loop(Value lo, Value hi, Value step, StringRef name, llvm::function_ref<void(Value)> body) {
     auto f = b.create<igpu::ForOp>(loc, lo, hi, step, name);
     OpBuilder::InsertionGuard g(b);
@@ -271,8 +270,9 @@ void ProgramBuilder::rowReduction() {
       b.create<igpu::ReduceOp>(loc, i, full);
     stores([](kir::StoreOp) { return true; });
   };
-  // Chunked: the structure's passes (independent reductions share one), the row-space
-  // stores, then a pass for full-row outputs.
+  // Chunked: the structure's passes (independent reductions share one; the first stores
+  // full-row outputs that read no reduction), the row-space stores, then a pass for
+  // full-row outputs that read one.
   auto chunked = [&] {
     llvm::function_ref<bool(kir::StoreOp)> foldedStores = nullptr;
     if (ps.foldStores)
@@ -284,14 +284,17 @@ void ProgramBuilder::rowReduction() {
       splitMerge("rows", p, rows, rmask, rowStore);
     else
       stores(rowStore);
-    // Split rows: full-row outputs depend on no reduction (else the rows are not split),
-    // so each program stores its own columns.
-    if (!ps.foldStores && llvm::any_of(kernelStores(), isFull))
-      loop(ps.splitMerge ? cLo : cst(0), ps.splitMerge ? cHi : extent("C"), param("RED_N"), "c0", [&](Value c0) {
+    // Never with split rows: their full-row outputs read no reduction (a split merge
+    // needs its results to reach only stores, through element-wise ops), so the first
+    // pass stored them.
+    if (!ps.foldStores && llvm::any_of(kernelStores(), isFull)) {
+      assert(!ps.splitMerge && "split rows store full-row outputs in their first pass");
+      loop(cst(0), extent("C"), param("RED_N"), "c0", [&](Value c0) {
         Value cols = range(c0, "RED_N", 1, "cols");
         at(rows, rmask, cols, named(lt(cols, extent("C")), "cmask"));
         stores(isFull);
       });
+    }
   };
   if (ps.sequential)
     return chunked();
