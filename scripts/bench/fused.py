@@ -2,9 +2,10 @@
 the reference provider, then times the tuned kernel and torch in rotating rounds (do_bench medians).
 
 Groups:
-  outer  a lone reduction along an outer axis next to a full-size store (bias gradient, column
-         centering) and a scan along one (column cumsum), realized as row structures whose rows are
-         adjacent in memory (tests/python/providers/kir/outer_axes.kir; families outer_reduction, outer_scan)
+  outer  reductions along an outer axis next to a full-size store (bias gradient, column centering, a
+         batch normalization's forward pass, a column softmax) and a scan along one (column cumsum),
+         realized as row structures whose rows are adjacent in memory
+         (tests/python/providers/kir/outer_axes.kir; families outer_reduction, outer_scan)
   scan   row reductions next to a scan of the same row (a softmax's cumulative distribution, a running
          share of the row total: tests/python/providers/kir/scan_with_reductions.kir)
 
@@ -41,6 +42,18 @@ def col_center_torch(x, y):
     torch.sub(x, x.amax(0), out=y)
 
 
+def col_norm_torch(x, y, mean, rstd, eps):
+    # A batch normalization's forward pass over the rows (channels are the columns), batch statistics.
+    out, mu, rs = torch.ops.aten.native_batch_norm(x, None, None, None, None, True, 0.0, eps)
+    y.copy_(out)
+    mean.copy_(mu)
+    rstd.copy_(rs)
+
+
+def col_softmax_torch(x, y):
+    y.copy_(torch.softmax(x, 0))
+
+
 def col_cumsum_torch(x, y):
     torch.cumsum(x, 0, out=y)
 
@@ -61,6 +74,10 @@ def winners(mod):
     return "; ".join(str(t.best_config) for t in tuners if getattr(t, "best_config", None) is not None)
 
 
+def clone(args):
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+
+
 def tensors(*shapes, dt):
     """A random tensor for the first shape (the input), empty ones for the others (outputs)."""
     first, *rest = shapes
@@ -75,6 +92,11 @@ GROUPS = {
                       lambda M, N, es: 3 * M * N * es),
         "col_center": (col_center_torch, torch.float16, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
                        lambda M, N, es: 2 * M * N * es),
+        "col_norm": (col_norm_torch, torch.float16,
+                     lambda M, N, dt: tensors((M, N), (M, N), dt=dt) + tensors((N,), (N,), (N,), dt=torch.float32)[1:]
+                     + [1e-5], lambda M, N, es: 2 * M * N * es),
+        "col_softmax": (col_softmax_torch, torch.float32, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
+                        lambda M, N, es: 2 * M * N * es),
         "col_cumsum": (col_cumsum_torch, torch.float32, lambda M, N, dt: tensors((M, N), (M, N), dt=dt),
                        lambda M, N, es: 2 * M * N * es),
     },
@@ -85,7 +107,7 @@ GROUPS = {
                           lambda M, N, es: 2 * M * N * es),
     },
 }
-SHAPES = {"outer": [(8192, 8192), (16384, 1024), (1024, 16384)],
+SHAPES = {"outer": [(8192, 8192), (16384, 1024), (1024, 16384), (65536, 256)],
           "scan": [(8192, 1024), (4096, 8192), (1024, 32768)]}
 
 for group in sys.argv[2:] or list(GROUPS):
@@ -94,11 +116,12 @@ for group in sys.argv[2:] or list(GROUPS):
         tri, ref = load(name, "triton"), load(name, "reference")
         for M, N in SHAPES[group]:
             args = make(M, N, dt)
-            want = [a.clone() for a in args]
+            want = clone(args)
             ref.launch(*want)
-            got = [a.clone() for a in args]
+            got = clone(args)
             tri.launch(*got)
-            outs = [(g.double() - w.double()).abs().max().item() for g, w in zip(got, want)]
+            outs = [(g.double() - w.double()).abs().max().item() for g, w in zip(got, want)
+                    if isinstance(g, torch.Tensor)]
             fns = {"ours": lambda: tri.launch(*args), "torch": lambda: ref_torch(*args)}
             times = {k: [] for k in fns}
             for r in range(5):

@@ -104,9 +104,15 @@ for spec in total_sums:vector_total:probe-vector-rows contraction_forms:dot:prob
   "$INTENTC" compile "$src" --kernel "$name" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/$rows.json" -o "$ART/${name}_vprobe/triton" >/dev/null
 done
+# Store-split probe: the outer-axis kernels whose full-size outputs read a reduction, with many rows
+# sharing each row's stores over 2-16 programs (probe.py storesplit).
+for name in col_center col_norm col_softmax; do
+  "$INTENTC" compile "$ROOT/tests/python/providers/kir/outer_axes.kir" --kernel "$name" --target triton --no-cache \
+    --tuning-config "$ROOT/scripts/gpu/probe-storesplit-rows.json" -o "$ART/${name}_ssprobe/triton" >/dev/null
+done
 # Fused kernels against the torch a user writes (scripts/bench/fused.py ART/fused/new [GROUP...]):
 # ART/fused/new by this compiler, ART/fused/old by $INTENTC_OLD when given.
-FUSED="outer_axes:bias_grad outer_axes:col_center outer_axes:col_cumsum
+FUSED="outer_axes:bias_grad outer_axes:col_center outer_axes:col_norm outer_axes:col_softmax outer_axes:col_cumsum
        scan_with_reductions:softmax_cdf scan_with_reductions:running_share"
 for which in new old; do
   compiler="$INTENTC"

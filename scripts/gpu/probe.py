@@ -41,6 +41,9 @@ rowcoarse (256x65536 row sums split into 2-8 coarse parts with the generated mer
 rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the same bytes in the same rounds),
 rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the row's block over the cluster and
 reduces it through distributed shared memory, a merge without global atomics),
+storesplit (outer-axis kernels whose full-size outputs read a reduction: rows shared by 2-16 programs, each
+folding the whole row and storing its share, against one program per row block and torch), evictfold (a bias
+gradient's once-read loads with evict_last, no hint or evict_first),
 dump, maxnreg.
 """
 import importlib.util
@@ -2855,6 +2858,113 @@ def rowoccupancy_probe():
             emit(kind="rowoccupancy", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+def _storesplit_args(name, M, N):
+    x = torch.randn(M, N, device="cuda", dtype=torch.float32 if name == "col_softmax" else torch.float16)
+    y = torch.empty_like(x)
+    if name == "col_norm":
+        return [x, y, torch.empty(N, device="cuda"), torch.empty(N, device="cuda"), 1e-5]
+    return [x, y]
+
+
+def _storesplit_torch(name, args):
+    x, y = args[0], args[1]
+    if name == "col_center":
+        return lambda: torch.sub(x, x.amax(0), out=y)
+    if name == "col_softmax":
+        return lambda: y.copy_(torch.softmax(x, 0))
+    return lambda: torch.ops.aten.native_batch_norm(x, None, None, None, None, True, 0.0, args[4])
+
+
+def storesplit_probe():
+    """Outer-axis kernels whose full-size outputs read a reduction (column centering, a batch
+    normalization's forward pass, a column softmax): every row of probe-storesplit-rows.json (one
+    program per row block, or 2-16 programs sharing each row's stores), each checked against the
+    reference provider and timed once (do_bench, 40 ms), then the best unsplit and the best two split
+    candidates in rotating rounds with torch ($ROUNDS, default 4). Bytes: the input read once and the
+    output written once."""
+    rounds = int(os.environ.get("ROUNDS", 4))
+    for name in ("col_center", "col_norm", "col_softmax"):
+        path = os.path.join(ART, f"{name}_ssprobe", "triton", "kernel.py")
+        spec = importlib.util.spec_from_file_location(f"ss_{name}", path)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        ref = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
+            f"ssref_{name}", os.path.join(ART, "fused", "new", name, "reference", "kernel.py")))
+        ref.__spec__.loader.exec_module(ref)
+        for M, N in [(16384, 1024), (65536, 256), (8192, 8192)]:
+            args = _storesplit_args(name, M, N)
+            want = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+            ref.launch(*want)
+            byt = 2 * args[0].numel() * args[0].element_size()
+            shape = f"{M}x{N}"
+            screened = []
+            for c in m.CANDIDATES:
+                run = m.bind(c, *args)
+                for a in args[1:4]:
+                    if isinstance(a, torch.Tensor):
+                        a.fill_(float("nan"))
+                try:
+                    run()
+                    torch.cuda.synchronize()
+                except Exception as e:  # noqa: BLE001
+                    emit(kind="storesplit_screen", case=name, shape=shape, variant=json.dumps(c, sort_keys=True),
+                         error=repr(e)[:200])
+                    continue
+                err = max((g.double() - w.double()).abs().max().item()
+                          for g, w in zip(args[1:], want[1:]) if isinstance(g, torch.Tensor))
+                tb = byt / do_bench(run, warmup=5, rep=40, return_mode="median") / 1e9
+                emit(kind="storesplit_screen", case=name, shape=shape, variant=json.dumps(c, sort_keys=True),
+                     TBps=tb, max_abs_err=err)
+                if err == err and err < 1e-2:
+                    screened.append((tb, c, run))
+            screened.sort(key=lambda t: -t[0])
+            best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
+            fns = {"torch": _storesplit_torch(name, args)}
+            for _, c, run in best:
+                fns[json.dumps(c, sort_keys=True)] = run
+            for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+                emit(kind="storesplit", case=name, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def evictfold_probe():
+    """A bias gradient (outer-axis sum whose full-size output is stored from the first pass, so each
+    input element is read once) carries evict_last loads, the hint for kernels that write a full-size
+    output and may read their rows again. The same configuration read 1.0 and 2.6-2.8 TB/s in
+    different processes (stops 39-40, H100). Variants of its loads: evict_last (generated), no hint,
+    evict_first; three fixed configurations, rotating rounds with torch ($ROUNDS, default 3), the
+    whole sequence twice in this process; outputs checked against torch."""
+    rounds = int(os.environ.get("ROUNDS", 3))
+    src = open(os.path.join(ART, "fused", "new", "bias_grad", "triton", "kernel.py")).read()
+    hint = ', eviction_policy="evict_last"'
+    assert hint in src
+    mods = {"last": _import_source("bg_last", src), "none": _import_source("bg_none", src.replace(hint, "")),
+            "first": _import_source("bg_first", src.replace(hint, ', eviction_policy="evict_first"'))}
+    cfgs = [dict(NUM_WARPS=8, OWN_M=32, RED_N=32, SPLIT=64), dict(NUM_WARPS=4, OWN_M=32, RED_N=32, SPLIT=16),
+            dict(NUM_WARPS=8, OWN_M=64, RED_N=32, SPLIT=1)]
+    for rep in range(2):
+        for M, N in [(8192, 8192), (16384, 1024), (1024, 16384), (65536, 256)]:
+            g, x = torch.randn(M, N, device="cuda"), torch.randn(M, N, device="cuda")
+            dx, db = torch.empty(M, N, device="cuda"), torch.empty(N, device="cuda")
+            want_dx = torch.where(x > 0, g, torch.zeros((), device="cuda"))
+            want_db = want_dx.double().sum(0)
+            fns = {"torch": lambda g=g, x=x, dx=dx, db=db: (torch.where(x > 0, g, torch.zeros((), device="cuda"), out=dx),
+                                                           torch.sum(dx, 0, out=db))}
+            for tag, m in mods.items():
+                for c in cfgs:
+                    name = f"{tag} m{c['OWN_M']} r{c['RED_N']} s{c['SPLIT']} w{c['NUM_WARPS']}"
+                    run = m.bind(c, g, x, dx, db)
+                    dx.fill_(float("nan"))
+                    db.fill_(float("nan"))
+                    run()
+                    if rep == 0:
+                        emit(kind="evictfold_check", shape=f"{M}x{N}", variant=name,
+                             dx_equal=bool(torch.equal(dx, want_dx)),
+                             db_err=((db.double() - want_db).norm() / want_db.norm()).item())
+                    fns[name] = run
+            for k, (med, lo, hi) in rotating_rounds(fns, list(fns), 3 * M * N * 4 / 1e9, rounds=rounds).items():
+                emit(kind="evictfold", rep=rep, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -2881,7 +2991,8 @@ if __name__ == "__main__":
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
              "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe,
              "rowceiling": rowceiling_probe,
-             "rowcluster": rowcluster_probe}
+             "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
+             "evictfold": evictfold_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))

@@ -256,7 +256,8 @@ void ProgramBuilder::rowReduction() {
   Value p = named(pid(0), "pid");
   Value rows = range(mul(p, param("OWN_M")), "OWN_M", 0, "rows");
   Value rmask = named(lt(rows, extent("R")), "rmask");
-  // Columns of this program: all of them unless SPLIT programs share each row.
+  // Columns of this program: all of them unless SPLIT programs share each row (they
+  // split its folds, or only its full-size stores: ps.storeSplit).
   Value colsPer = named(mul(cdiv(cdiv(extent("C"), param("SPLIT")), param("RED_N")), param("RED_N")), "cols_per");
   Value cLo = named(mul(pid(1), colsPer), "c_lo");
   Value cHi = named(min(add(cLo, colsPer), extent("C")), "c_hi");
@@ -277,19 +278,30 @@ void ProgramBuilder::rowReduction() {
     llvm::function_ref<bool(kir::StoreOp)> foldedStores = nullptr;
     if (ps.foldStores)
       foldedStores = isFull;
-    rowPassFolds(rows, rmask, cLo, cHi, "RED_N", foldedStores);
-    at(rows, rmask, zero(), Value());
-    auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
-    if (ps.splitMerge)
-      splitMerge("rows", p, rows, rmask, rowStore);
+    if (ps.storeSplit)
+      rowPassFolds(rows, rmask, cst(0), extent("C"), "RED_N");
     else
+      rowPassFolds(rows, rmask, cLo, cHi, "RED_N", foldedStores);
+    auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
+    if (ps.splitMerge) {
+      at(rows, rmask, zero(), Value());
+      splitMerge("rows", p, rows, rmask, rowStore);
+    } else if (ps.storeSplit && llvm::any_of(kernelStores(), rowStore)) {
+      // Every program of the row holds the same results: the first one stores them.
+      Value others = min(pid(1), cst(1));
+      Value rowsStored = named(sub(extent("R"), mul(extent("R"), others)), "r_stored");
+      at(rows, named(lt(rows, rowsStored), "rmask_stored"), zero(), Value());
       stores(rowStore);
+    } else {
+      at(rows, rmask, zero(), Value());
+      stores(rowStore);
+    }
     // Never with split rows: their full-row outputs read no reduction (a split merge
     // needs its results to reach only stores, through element-wise ops), so the first
-    // pass stored them.
+    // pass stored them. Programs sharing a row's stores store their own columns.
     if (!ps.foldStores && llvm::any_of(kernelStores(), isFull)) {
       assert(!ps.splitMerge && "split rows store full-row outputs in their first pass");
-      loop(cst(0), extent("C"), param("RED_N"), "c0", [&](Value c0) {
+      loop(ps.storeSplit ? cLo : cst(0), ps.storeSplit ? cHi : extent("C"), param("RED_N"), "c0", [&](Value c0) {
         Value cols = range(c0, "RED_N", 1, "cols");
         at(rows, rmask, cols, named(lt(cols, extent("C")), "cmask"));
         stores(isFull);

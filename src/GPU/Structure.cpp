@@ -441,6 +441,33 @@ static void foldStores(ProgramStructure &ps, Block &body) {
                      "first pass (its inputs are read once)");
 }
 
+/// Rows whose full-size outputs read a reduction are traversed twice, and one program
+/// per row block leaves most SMs idle when the rows are few (a column centering of 1024
+/// columns). SPLIT programs may share such a row: each folds the whole row, as the only
+/// program would, then stores its share of the columns. A view both read and written
+/// (InOut) keeps one program per row: another program's stores would reach a row its
+/// folds are still reading. Only rows adjacent in memory for now: the innermost-axis
+/// families' SPLIT rows were measured as merges (row sums), and their kernels (softmax,
+/// layernorm) stay as measured until store splits are measured there.
+static void storeSplit(ProgramStructure &ps, Block &body) {
+  if (!ps.rowsContiguous || ps.splitMerge || ps.foldStores)
+    return;
+  bool any = false;
+  for (Operation &op : body) {
+    auto st = dyn_cast<kir::StoreOp>(op);
+    if (!st)
+      continue;
+    if (cast<kir::ViewType>(st.getView().getType()).getAccess() == kir::Access::InOut)
+      return;
+    any |= hasColAxis(ps, st.getView());
+  }
+  if (!any)
+    return;
+  ps.storeSplit = true;
+  ps.facts.push_back("full-size outputs read a reduction: SPLIT programs may share a row, each folding the whole "
+                     "row in the same order, then storing its share of the columns");
+}
+
 /// The reductions of a region: each reduces exactly the key axis of a value over
 /// [batch..., m, n] with a named, non-arg kind under unordered_tree; they are grouped
 /// into levels by dependency (one pass over the keys per level). No store may hold
@@ -917,6 +944,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (ps.kind == StructureKind::RowReduction) {
       rowPasses(ps);
       foldStores(ps, body);
+      storeSplit(ps, body);
     }
     if (ps.sequential)
       ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
@@ -992,10 +1020,16 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
          ps.sequential ? std::vector<int64_t>{1} : tileDomain(colExtent, chunkMin, 16384),
          {"chunk of the reduced axis per step (chunked structure)"},
          {"fixed to 1 by a strict/ordered policy"}});
-    add({"SPLIT", "reduction_outer", "int",
-         ps.splitMerge ? powersOfTwo(1, 2048) : std::vector<int64_t>{1},
-         {"programs splitting each row (grid dim 1); the last to arrive combines the partial results in split order"},
-         {"> 1 only when every reduction is an unordered f32/i32 sum, or a maximum or minimum, stored directly"}});
+    if (ps.storeSplit) // each program reads the whole row: a few at most
+      add({"SPLIT", "reduction_outer", "int", powersOfTwo(1, 16),
+           {"programs sharing each row (grid dim 1); each folds the whole row, then stores its share of the columns"},
+           {"> 1 only when full-size outputs read a reduction and no view is both read and written"}});
+    else
+      add({"SPLIT", "reduction_outer", "int",
+           ps.splitMerge ? powersOfTwo(1, 2048) : std::vector<int64_t>{1},
+           {"programs splitting each row (grid dim 1); the last to arrive combines the partial results in split "
+            "order"},
+           {"> 1 only when every reduction is an unordered f32/i32 sum, or a maximum or minimum, stored directly"}});
     add({"COVER", "coverage", "int", {},
          {"resident row extent = next_pow2(cols), bound at launch"},
          {"OWN_M * COVER <= 2^16 elements resident, else the chunked structure"}});

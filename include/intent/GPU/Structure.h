@@ -113,6 +113,10 @@ struct ProgramStructure {
   /// RowReduction, chunked: the first pass (a tree fold) also stores the full-size
   /// outputs, none of which reads a reduction, from the chunks it reads.
   bool foldStores = false;
+  /// RowReduction, chunked, with a pass storing full-size outputs that read a reduction:
+  /// SPLIT programs share each row's stores, each folding the whole row itself in the
+  /// same order (so every one holds the same results).
+  bool storeSplit = false;
   /// Row structures: the reduced or scanned axis is an outer one, so the rows run along
   /// the views' innermost (contiguous) dimension and a program's rows are adjacent in memory.
   bool rowsContiguous = false;

@@ -14,7 +14,7 @@ import os
 import pytest
 import torch
 
-from test_triton_examples import run_on_shapes, with_small_chunk
+from test_triton_examples import clone_args, make_inputs, run_on_shapes, with_small_chunk
 
 KIR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kir")
 # file -> (kernel -> structure, shapes, seed)
@@ -22,7 +22,7 @@ SUITES = {
     "outer_axes": (
         {"col_cumsum": "row_scan", "mid_sum": "row_reduction", "batch_max": "row_reduction",
          "col_softmax": "row_reduction", "rev_excl_scan3": "row_scan", "bias_grad": "row_reduction",
-         "col_center": "row_reduction"},
+         "col_center": "row_reduction", "col_norm": "row_reduction"},
         # Small: scans are slow on the interpreter. M = 70 runs several chunks on the multi-pass candidates.
         [{"M": 3, "N": 17, "B": 2}, {"M": 1, "N": 1, "B": 1}, {"M": 0, "N": 5, "B": 1},
          {"M": 4, "N": 0, "B": 2}, {"M": 70, "N": 3, "B": 2}],
@@ -58,6 +58,24 @@ def test_axis_order_every_candidate_matches_reference(mods, f, name):
     tri, ref = mods[f]
     _, shapes, seed = SUITES[f]
     run_on_shapes(tri[name], ref[name], with_small_chunk(tri[name]), shapes, seed, name, False)
+
+
+def test_store_split_programs_agree(mods):
+    """Programs sharing a row's stores (SPLIT > 1: a normalization over the batch axis) each fold the
+    whole row in the same chunked order, so every split gives the same outputs bit for bit (SPLIT 1
+    keeps these rows resident: another order, checked against the reference with the suite); programs
+    past the columns (16 splits of 9 chunks) store nothing."""
+    m = mods["outer_axes"][0]["col_norm"]
+    base = make_inputs(m.ARTIFACT["abi"], {"M": 70, "N": 5}, torch.Generator().manual_seed(7))
+    outs = {}
+    for split in (2, 4, 16):
+        args = clone_args(base)
+        m.bind(dict(m.CANDIDATES[0], OWN_M=4, RED_N=8, SPLIT=split, NUM_WARPS=1), *args)()
+        outs[split] = args[1:4]
+    for split, got in outs.items():
+        for g, w in zip(got, outs[2]):
+            assert torch.equal(g, w), split
+    assert not any(torch.isnan(o).any() for o in outs[2])
 
 
 def test_offsets_stay_32_bit_while_they_fit(mods):
