@@ -21,6 +21,8 @@ import sys
 import torch
 from triton.testing import do_bench
 
+# launch() as users get it: tuned by intent_runtime (INTENT_RUNTIME=0: by Triton's autotuner).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 ART = sys.argv[1]
 OUT = os.environ.get("OUT", "/tmp")
 
@@ -69,7 +71,10 @@ def running_share_torch(x, y, t):
 
 
 def winners(mod):
-    """The tuned configuration of the module's autotuner and of any narrowed one (a candidate subset)."""
+    """The winner intent_runtime chose for the last launch, else the tuned configuration of the module's
+    autotuner and of any narrowed one (a candidate subset)."""
+    if mod._use_runtime() and mod._WIN[2] is not None:
+        return "runtime: " + json.dumps(mod._WIN[2], sort_keys=True)
     tuners = [mod.KERNEL] + list(getattr(mod, "_NARROWED", {}).values())
     return "; ".join(str(t.best_config) for t in tuners if getattr(t, "best_config", None) is not None)
 

@@ -191,3 +191,34 @@ def test_launch_reaches_the_compiled_launcher_from_its_second_call(gemm, monkeyp
     monkeypatch.setattr(gemm, "_TUNED", None)
     gemm.launch(a, b, c)
     assert jit.log[-1][0] == "jit" and tile(jit.log[-1][3]) == tile(other)
+
+
+def test_autotuner_path_sizes_the_split_workspace_once_per_arguments(compile_kir, monkeypatch):
+    """Triton's autotuner path (INTENT_RUNTIME=0) of a split merge: the workspace must fit the widest
+    split among the candidates, which takes every candidate's grid (~130 us of Python here, longer
+    than a 70 us kernel: do_bench then timed the host). It is found on the first launch and kept while
+    the arguments stay; new arguments find it again."""
+    monkeypatch.setenv("INTENT_RUNTIME", "0")
+    mod = compile_kir(os.path.join(ROOT, "examples", "row_sum.kir"), target="triton")["row_sum"]
+    monkeypatch.setattr(mod, "_LAST", [None, None, {}])
+    grids = []
+    meta = mod._meta
+    monkeypatch.setattr(mod, "_meta", lambda c: grids.append(c) or meta(c))
+    launches = []
+
+    class Tuner:
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launches.append(kw)
+    monkeypatch.setattr(mod, "_autotuned", lambda cands: Tuner())
+    x, y = torch.randn(3, 5000), torch.empty(3)
+    mod.launch(x, y)
+    first = len(grids)
+    assert first >= len(mod.CANDIDATES)
+    mod.launch(x, y)
+    mod.launch(x, y)
+    assert len(grids) == first and len(launches) == 3
+    assert all(kw["ws"] is launches[0]["ws"] and kw["sem"] is launches[0]["sem"] for kw in launches)
+    widest = max(mod._prepare(x, y)[2](dict(meta(c), **mod._prepare(x, y)[1]))[1] for c in mod.CANDIDATES)
+    assert widest > 1 and launches[0]["ws"].numel() >= widest * 3
+    mod.launch(torch.randn(4, 5000), torch.empty(4))
+    assert len(grids) > first
