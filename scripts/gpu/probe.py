@@ -42,8 +42,8 @@ rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the 
 rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the row's block over the cluster and
 reduces it through distributed shared memory, a merge without global atomics),
 storesplit (outer-axis kernels whose full-size outputs read a reduction: rows shared by 2-16 programs, each
-folding the whole row and storing its share, against one program per row block and torch), evictfold (a bias
-gradient's once-read loads with evict_last, no hint or evict_first),
+folding the whole row and storing its share, against one program per row block and torch), launchpaths (the bias
+gradient through intent_runtime and through Triton's autotuner, with torch),
 dump, maxnreg.
 """
 import importlib.util
@@ -2926,44 +2926,26 @@ def storesplit_probe():
                 emit(kind="storesplit", case=name, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
-def evictfold_probe():
-    """A bias gradient (outer-axis sum whose full-size output is stored from the first pass, so each
-    input element is read once) carries evict_last loads, the hint for kernels that write a full-size
-    output and may read their rows again. The same configuration read 1.0 and 2.6-2.8 TB/s in
-    different processes (stops 39-40, H100). Variants of its loads: evict_last (generated), no hint,
-    evict_first; three fixed configurations, rotating rounds with torch ($ROUNDS, default 3), the
-    whole sequence twice in this process; outputs checked against torch."""
-    rounds = int(os.environ.get("ROUNDS", 3))
-    src = open(os.path.join(ART, "fused", "new", "bias_grad", "triton", "kernel.py")).read()
-    hint = ', eviction_policy="evict_last"'
-    assert hint in src
-    mods = {"last": _import_source("bg_last", src), "none": _import_source("bg_none", src.replace(hint, "")),
-            "first": _import_source("bg_first", src.replace(hint, ', eviction_policy="evict_first"'))}
-    cfgs = [dict(NUM_WARPS=8, OWN_M=32, RED_N=32, SPLIT=64), dict(NUM_WARPS=4, OWN_M=32, RED_N=32, SPLIT=16),
-            dict(NUM_WARPS=8, OWN_M=64, RED_N=32, SPLIT=1)]
-    for rep in range(2):
-        for M, N in [(8192, 8192), (16384, 1024), (1024, 16384), (65536, 256)]:
-            g, x = torch.randn(M, N, device="cuda"), torch.randn(M, N, device="cuda")
-            dx, db = torch.empty(M, N, device="cuda"), torch.empty(N, device="cuda")
-            want_dx = torch.where(x > 0, g, torch.zeros((), device="cuda"))
-            want_db = want_dx.double().sum(0)
-            fns = {"torch": lambda g=g, x=x, dx=dx, db=db: (torch.where(x > 0, g, torch.zeros((), device="cuda"), out=dx),
-                                                           torch.sum(dx, 0, out=db))}
-            for tag, m in mods.items():
-                for c in cfgs:
-                    name = f"{tag} m{c['OWN_M']} r{c['RED_N']} s{c['SPLIT']} w{c['NUM_WARPS']}"
-                    run = m.bind(c, g, x, dx, db)
-                    dx.fill_(float("nan"))
-                    db.fill_(float("nan"))
-                    run()
-                    if rep == 0:
-                        emit(kind="evictfold_check", shape=f"{M}x{N}", variant=name,
-                             dx_equal=bool(torch.equal(dx, want_dx)),
-                             db_err=((db.double() - want_db).norm() / want_db.norm()).item())
-                    fns[name] = run
-            for k, (med, lo, hi) in rotating_rounds(fns, list(fns), 3 * M * N * 4 / 1e9, rounds=rounds).items():
-                emit(kind="evictfold", rep=rep, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
-
+def launchpaths_probe():
+    """The bias gradient's 192 MiB shapes through both launch paths: intent_runtime's, and Triton's
+    autotuner (INTENT_RUNTIME=0), whose split-merge launches once sized the workspace from every
+    candidate's grid on every call (133 us of Python: do_bench then timed the host, stop 40). The
+    module is loaded twice, one with the runtime forced off; 3 rotating do_bench rounds with torch."""
+    p = os.path.join(ART, "fused", "new", "bias_grad", "triton", "kernel.py")
+    rt, at = _import_source("bg_runtime", open(p).read()), _import_source("bg_autotuner", open(p).read())
+    at._use_runtime = lambda: False
+    for M, N in [(16384, 1024), (1024, 16384), (65536, 256)]:
+        g, x = torch.randn(M, N, device="cuda"), torch.randn(M, N, device="cuda")
+        dx, db = torch.empty_like(g), torch.empty(N, device="cuda")
+        z = torch.zeros((), device="cuda")
+        fns = {"runtime": lambda: rt.launch(g, x, dx, db), "autotuner": lambda: at.launch(g, x, dx, db),
+               "torch": lambda: (torch.where(x > 0, g, z, out=dx), torch.sum(dx, 0, out=db))}
+        for f in fns.values():
+            f()
+        emit(kind="launchpaths_winner", shape=f"{M}x{N}", runtime=json.dumps(rt._WIN[2], sort_keys=True),
+             autotuner=str(at.KERNEL.best_config))
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), 3 * M * N * 4 / 1e9, rounds=3).items():
+            emit(kind="launchpaths", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
@@ -2992,7 +2974,7 @@ if __name__ == "__main__":
              "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe,
              "rowceiling": rowceiling_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
-             "evictfold": evictfold_probe}
+             "launchpaths": launchpaths_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
