@@ -441,7 +441,8 @@ static void foldStores(ProgramStructure &ps, Block &body) {
                      "first pass (its inputs are read once)");
 }
 
-/// Rows whose full-size outputs read a reduction are traversed twice, and one program
+/// Rows whose full-size outputs are stored after the folds (they read a reduction, or the
+/// first pass is not a tree fold that could store them) are traversed twice, and one program
 /// per row block leaves most SMs idle when the rows are few (a column centering of 1024
 /// columns). SPLIT programs may share such a row: each folds the whole row, as the only
 /// program would, then stores its share of the columns. A view both read and written
@@ -464,8 +465,8 @@ static void storeSplit(ProgramStructure &ps, Block &body) {
   if (!any)
     return;
   ps.storeSplit = true;
-  ps.facts.push_back("full-size outputs read a reduction: SPLIT programs may share a row, each folding the whole "
-                     "row in the same order, then storing its share of the columns");
+  ps.facts.push_back("full-size outputs are stored after the folds: SPLIT programs may share a row, each folding "
+                     "the whole row in the same order, then storing its share of the columns");
 }
 
 /// The reductions of a region: each reduces exactly the key axis of a value over
@@ -947,8 +948,9 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
       storeSplit(ps, body);
     }
     if (ps.sequential)
-      ps.facts.push_back("a strict or ordered policy: that reduction runs element by element along "
-                         "its axis (never split)");
+      ps.facts.push_back(std::string("a strict or ordered policy: that reduction runs element by element along "
+                                     "its axis (never split") +
+                         (ps.storeSplit ? "; programs sharing a row each run the whole fold)" : ")"));
   } else if (ps.kind == StructureKind::RegionContraction) {
     ps.family = "region_contraction";
     ps.facts.push_back("two kir.contracts with row-local ops between them: one output tile of the second per "
@@ -1023,7 +1025,7 @@ std::optional<ProgramStructure> gpu::analyzeKernel(kir::KernelOp kernel,
     if (ps.storeSplit) // each program reads the whole row: a few at most
       add({"SPLIT", "reduction_outer", "int", powersOfTwo(1, 16),
            {"programs sharing each row (grid dim 1); each folds the whole row, then stores its share of the columns"},
-           {"> 1 only when full-size outputs read a reduction and no view is both read and written"}});
+           {"> 1 only when full-size outputs are stored after the folds and no view is both read and written"}});
     else
       add({"SPLIT", "reduction_outer", "int",
            ps.splitMerge ? powersOfTwo(1, 2048) : std::vector<int64_t>{1},

@@ -113,7 +113,7 @@ struct ProgramStructure {
   /// RowReduction, chunked: the first pass (a tree fold) also stores the full-size
   /// outputs, none of which reads a reduction, from the chunks it reads.
   bool foldStores = false;
-  /// RowReduction, chunked, with a pass storing full-size outputs that read a reduction:
+  /// RowReduction, chunked, with a pass storing full-size outputs after the folds:
   /// SPLIT programs share each row's stores, each folding the whole row itself in the
   /// same order (so every one holds the same results).
   bool storeSplit = false;

@@ -22,7 +22,7 @@ SUITES = {
     "outer_axes": (
         {"col_cumsum": "row_scan", "mid_sum": "row_reduction", "batch_max": "row_reduction",
          "col_softmax": "row_reduction", "rev_excl_scan3": "row_scan", "bias_grad": "row_reduction",
-         "col_center": "row_reduction", "col_norm": "row_reduction"},
+         "col_center": "row_reduction", "col_norm": "row_reduction", "col_fold_relu": "row_reduction"},
         # Small: scans are slow on the interpreter. M = 70 runs several chunks on the multi-pass candidates.
         [{"M": 3, "N": 17, "B": 2}, {"M": 1, "N": 1, "B": 1}, {"M": 0, "N": 5, "B": 1},
          {"M": 4, "N": 0, "B": 2}, {"M": 70, "N": 3, "B": 2}],
