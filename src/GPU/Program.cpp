@@ -278,10 +278,9 @@ void ProgramBuilder::rowReduction() {
     llvm::function_ref<bool(kir::StoreOp)> foldedStores = nullptr;
     if (ps.foldStores)
       foldedStores = isFull;
-    if (ps.storeSplit)
-      rowPassFolds(rows, rmask, cst(0), extent("C"), "RED_N");
-    else
-      rowPassFolds(rows, rmask, cLo, cHi, "RED_N", foldedStores);
+    // Programs sharing only the row's stores each fold all of it.
+    rowPassFolds(rows, rmask, ps.storeSplit ? cst(0) : cLo, ps.storeSplit ? extent("C") : cHi, "RED_N",
+                 foldedStores);
     auto rowStore = [&](kir::StoreOp st) { return !isFull(st); };
     if (ps.splitMerge) {
       at(rows, rmask, zero(), Value());
