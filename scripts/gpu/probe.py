@@ -2858,32 +2858,19 @@ def rowoccupancy_probe():
             emit(kind="rowoccupancy", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
-def _storesplit_args(name, M, N):
-    x = torch.randn(M, N, device="cuda", dtype=torch.float32 if name == "col_softmax" else torch.float16)
-    y = torch.empty_like(x)
-    if name == "col_norm":
-        return [x, y, torch.empty(N, device="cuda"), torch.empty(N, device="cuda"), 1e-5]
-    return [x, y]
-
-
-def _storesplit_torch(name, args):
-    x, y = args[0], args[1]
-    if name == "col_center":
-        return lambda: torch.sub(x, x.amax(0), out=y)
-    if name == "col_softmax":
-        return lambda: y.copy_(torch.softmax(x, 0))
-    return lambda: torch.ops.aten.native_batch_norm(x, None, None, None, None, True, 0.0, args[4])
-
-
 def storesplit_probe():
     """Outer-axis kernels whose full-size outputs read a reduction (column centering, a batch
     normalization's forward pass, a column softmax): every row of probe-storesplit-rows.json (one
     program per row block, or 2-16 programs sharing each row's stores), each checked against the
     reference provider and timed once (do_bench, 40 ms), then the best unsplit and the best two split
     candidates in rotating rounds with torch ($ROUNDS, default 4). Bytes: the input read once and the
-    output written once."""
+    output written once. Arguments and torch versions: scripts/bench/fused.py's."""
     rounds = int(os.environ.get("ROUNDS", 4))
+    spec = importlib.util.spec_from_file_location("fused_cases", os.path.join(HERE, "..", "bench", "fused.py"))
+    fused = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fused)
     for name in ("col_center", "col_norm", "col_softmax"):
+        torch_fn, dt, make, nbytes = fused.GROUPS["outer"][name]
         path = os.path.join(ART, f"{name}_ssprobe", "triton", "kernel.py")
         spec = importlib.util.spec_from_file_location(f"ss_{name}", path)
         m = importlib.util.module_from_spec(spec)
@@ -2892,10 +2879,10 @@ def storesplit_probe():
             f"ssref_{name}", os.path.join(ART, "fused", "new", name, "reference", "kernel.py")))
         ref.__spec__.loader.exec_module(ref)
         for M, N in [(16384, 1024), (65536, 256), (8192, 8192)]:
-            args = _storesplit_args(name, M, N)
-            want = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+            args = make(M, N, dt)
+            want = fused.clone(args)
             ref.launch(*want)
-            byt = 2 * args[0].numel() * args[0].element_size()
+            byt = nbytes(M, N, args[0].element_size())
             shape = f"{M}x{N}"
             screened = []
             for c in m.CANDIDATES:
@@ -2919,7 +2906,7 @@ def storesplit_probe():
                     screened.append((tb, c, run))
             screened.sort(key=lambda t: -t[0])
             best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
-            fns = {"torch": _storesplit_torch(name, args)}
+            fns = {"torch": lambda args=args: torch_fn(*args)}
             for _, c, run in best:
                 fns[json.dumps(c, sort_keys=True)] = run
             for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
