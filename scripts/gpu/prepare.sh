@@ -110,6 +110,10 @@ for name in col_center col_norm col_softmax; do
   "$INTENTC" compile "$ROOT/tests/python/providers/kir/outer_axes.kir" --kernel "$name" --target triton --no-cache \
     --tuning-config "$ROOT/scripts/gpu/probe-storesplit-rows.json" -o "$ART/${name}_ssprobe/triton" >/dev/null
 done
+# Few long rows (probe.py fewrows): the softmax with the rows of probe-fewrows-rows.json, split ones
+# included (2-16 programs sharing a row's stores, where the compiler allows store splits on innermost rows).
+"$INTENTC" compile "$ROOT/examples/softmax.kir" --target triton --no-cache \
+  --tuning-config "$ROOT/scripts/gpu/probe-fewrows-rows.json" -o "$ART/softmax_ssprobe/triton" >/dev/null
 # Fused kernels against the torch a user writes (scripts/bench/fused.py ART/fused/new [GROUP...]):
 # ART/fused/new by this compiler, ART/fused/old by $INTENTC_OLD when given.
 FUSED="outer_axes:bias_grad outer_axes:col_center outer_axes:col_norm outer_axes:col_softmax outer_axes:col_cumsum

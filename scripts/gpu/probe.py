@@ -38,6 +38,8 @@ balanced programs whose shared rows are joined by a fence-free hand-off), rowocc
 with 32 warps capped at 32 registers: two programs per SM), rowticket (256x65536 row sums split over
 consecutive programs merged by the program that took its row's last ticket, the ticket taken before the loads),
 rowcoarse (256x65536 row sums split into 2-8 coarse parts with the generated merge, and read by row_mean_norm),
+rowfixed (256x65536 row sums split over programs merged with no atomic: the row's last-launched split adds the others' words),
+fewrows (softmax over 1-128 long rows: tuned launch, torch, and innermost store splits),
 rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the same bytes in the same rounds),
 rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the row's block over the cluster and
 reduces it through distributed shared memory, a merge without global atomics),
@@ -2053,6 +2055,40 @@ def _merge_variant(kind):
     return edit
 
 
+_FIXED_MERGE = """            tl.store(ws + (0 * ns + tl.program_id(1)).to(tl.int64) * R + rows, (v6.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | (1 << 32), mask=rmask)
+            if tl.program_id(1) == ns - 1:
+                tl.debug_barrier()
+                js = tl.arange(0, 32)[None, :]
+                merged7 = tl.zeros([OWN_M, 1], tl.float32)
+                for j0 in range(0, ns, 32):
+                    wp = ws + (0 * ns + j0 + js).to(tl.int64) * R + rows
+                    wm = (j0 + js < ns) & (rmask)
+                    w = tl.load(wp, mask=wm, other=1 << 32, volatile=True)
+                    spins = 0
+                    while (tl.min(tl.min((w >> 32).to(tl.int32), 1), 0) == 0) & (spins < 1 << 22):
+                        w = tl.load(wp, mask=wm, other=1 << 32, volatile=True)
+                        spins += 1
+                    merged7 += tl.sum(tl.where(wm, (w & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True), 0.0), 1, keep_dims=True)
+                    tl.store(wp, 0, mask=wm)
+                tl.store(y + (rows) * y_s0, merged7.to(tl.float32), mask=rmask)
+"""
+
+
+def _fixed_merge_variant(src):
+    """Edit of row_sum's split merge: no atomic. Every split publishes its partial as one 64-bit word
+    per row (1 << 32 | f32 bits) in a zeroed int64 workspace; the row group's last split in launch
+    order (program_id(1) == ns - 1) waits for the words of the splits launched before it, adds them
+    in split order in the generated merge's chunks of 32, stores, and clears the words."""
+    k = src.index("def row_sum_kernel(")
+    a = src.index("            tl.store(ws + (0 * ns + tl.program_id(1))", k)
+    b = src.index("                tl.atomic_xchg(sem + pid, 0)  # ready for the next launch\n", a)
+    b = src.index("\n", b) + 1
+    src = src[:a] + _FIXED_MERGE + src[b:]
+    old = "w = (torch.empty(max(nws, have[0]), device=dev, dtype=torch.float32),"
+    assert src.count(old) == 1
+    return src.replace(old, "w = (torch.zeros(max(nws, have[0]), device=dev, dtype=torch.int64),")
+
+
 def rowmerge_probe():
     """Long-row sums split across programs: how much of a split's loss is the merge? The generated
     split merge, a release/acquire arrival, a relaxed one (unordered: a bound) and none at all
@@ -2665,7 +2701,13 @@ def _ticket_row_sum(x, out, ws, cnt, dbg, N, S: tl.constexpr, PART: tl.constexpr
     if TICKET == "none":
         tl.store(ws + lin, _handoff_word(part))
     else:
-        if t == S - 1:
+        # TICKET "fixed": no atomic at all; the row's last split in launch order merges, waiting
+        # only on programs launched before it (the forward-progress assumption of CUB's look-back).
+        if TICKET == "fixed":
+            merger = s == S - 1
+        else:
+            merger = t == S - 1
+        if merger:
             offs = tl.arange(0, S)
             mine = offs == s
             w = tl.load(ws + row * S + offs, mask=~mine, other=1 << 32, volatile=True)
@@ -2682,12 +2724,29 @@ def _ticket_row_sum(x, out, ws, cnt, dbg, N, S: tl.constexpr, PART: tl.constexpr
             tl.store(ws + lin, _handoff_word(part))
 
 
-def rowticket_probe():
-    """256x65536 row sums split over consecutive programs whose merge costs one ticket taken before
-    the loads: the last program to start adds the published parts in split order (deterministic).
-    Against no merge (the floor), the shipped rows, the short-row kernel on the same memory and
-    torch in rotating rounds; each merging variant checked against f64 and for identical bits over
-    repeated launches, the counters and words left clear."""
+def _check_word_merge(kind, name, fn, y, ref, ws, cnt, dbg):
+    """A merging word variant launched 3 times: within 1e-6 of the f64 sums `ref`, the same bits each
+    time, its words and counters left clear."""
+    bits = None
+    for _ in range(3):
+        y.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        same = bits is None or torch.equal(y.view(torch.int32), bits.view(torch.int32))
+        bits = y.clone()
+    err = ((bits.double() - ref).norm() / ref.norm()).item()
+    clear = int(ws.abs().sum().item()) == 0 and int(cnt.abs().sum().item()) == 0
+    emit(kind=kind, variant=name, err=err, repeat_identical=same, clear=clear,
+         max_spins=int(dbg.max().item()), ok=bool(err < 1e-6 and same and clear))
+
+
+def _word_merge_rounds(kind, variants, shipped_warps, short_warps, generated=()):
+    """256x65536 row sums by _ticket_row_sum: `variants` (S, warps, BLOCK, TICKET) split over S
+    consecutive programs, each merging variant checked (_check_word_merge), against the shipped rows
+    (`shipped_warps`), the same memory read as 65536x256 short rows (8 rows per program at
+    `short_warps`: sums of pieces, a timing only) and torch in rotating rounds ($ROUNDS, default 8).
+    `generated`: (tag, module, warps, RED_N, SPLIT) split rows of generated modules, in the same
+    rounds, each checked against f64 after two launches (the second reuses the workspace)."""
     rounds = int(os.environ.get("ROUNDS", 8))
     gen = load("row_sum")
     M, N = 256, 65536
@@ -2697,35 +2756,104 @@ def rowticket_probe():
     ws = torch.zeros(M * 64, dtype=torch.int64, device="cuda")
     cnt = torch.zeros(M, dtype=torch.int32, device="cuda")
     dbg = torch.zeros(M, dtype=torch.int32, device="cuda")
-    fns = {"torch": lambda: x.sum(1),
-           "shipped w16 R8192": gen.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y),
-           "shipped w32 R8192": gen.bind(dict(NUM_WARPS=32, OWN_M=1, RED_N=8192, SPLIT=1), x, y)}
+    fns = {"torch": lambda: x.sum(1)}
+    for w in shipped_warps:
+        fns[f"shipped w{w} R8192"] = gen.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=8192, SPLIT=1), x, y)
     y_view = torch.empty(65536, device="cuda")
-    for own, w in [(8, 8), (8, 4)]:
-        fns[f"short view M{own} w{w} (pieces)"] = gen.bind(dict(NUM_WARPS=w, OWN_M=own, RED_N=256, SPLIT=1),
-                                                          x.view(65536, 256), y_view)
-    for S, w, b in [(32, 8, 2048), (16, 8, 4096), (64, 4, 1024), (64, 8, 1024)]:
-        for tk in ("asm", "last", "none") if S == 32 and w == 8 else ("asm", "none"):
-            for ev in ("evict_first",):
-                name = f"split S{S} w{w} B{b} ticket {tk}" + (" evict_first" if ev else "")
-                fn = (lambda S=S, w=w, b=b, tk=tk, ev=ev: _ticket_row_sum[(M * S,)](
-                    x, y, ws, cnt, dbg, N, S=S, PART=N // S, BLOCK=b, TICKET=tk, EVICT=ev, SPIN_LIMIT=1 << 20,
-                    NW=w, num_warps=w))
-                if tk != "none":
-                    bits = None
-                    for _ in range(3):
-                        y.fill_(float("nan"))
-                        fn()
-                        torch.cuda.synchronize()
-                        same = bits is None or torch.equal(y.view(torch.int32), bits.view(torch.int32))
-                        bits = y.clone()
-                    err = ((bits.double() - ref).norm() / ref.norm()).item()
-                    clear = int(ws.abs().sum().item()) == 0 and int(cnt.abs().sum().item()) == 0
-                    emit(kind="rowticket_check", variant=name, err=err, repeat_identical=same, clear=clear,
-                         max_spins=int(dbg.max().item()), ok=bool(err < 1e-6 and same and clear))
-                fns[name] = fn
+    for w in short_warps:
+        fns[f"short view M8 w{w} (pieces)"] = gen.bind(dict(NUM_WARPS=w, OWN_M=8, RED_N=256, SPLIT=1),
+                                                      x.view(65536, 256), y_view)
+    for tag, mod, w, rn, sp in generated:
+        yg = torch.full((M,), float("nan"), device="cuda")
+        run = mod.bind(dict(NUM_WARPS=w, OWN_M=1, RED_N=rn, SPLIT=sp), x, yg)
+        run()
+        yg.fill_(float("nan"))
+        run()
+        name = f"{tag} w{w} R{rn} S{sp}"
+        emit(kind=kind + "_check", variant=name, err=((yg.double() - ref).norm() / ref.norm()).item())
+        fns[name] = run
+    for S, w, b, tk in variants:
+        name = f"split S{S} w{w} B{b} merge {tk}"
+        fn = (lambda S=S, w=w, b=b, tk=tk: _ticket_row_sum[(M * S,)](
+            x, y, ws, cnt, dbg, N, S=S, PART=N // S, BLOCK=b, TICKET=tk, EVICT="evict_first",
+            SPIN_LIMIT=1 << 20, NW=w, num_warps=w))
+        if tk != "none":
+            _check_word_merge(kind + "_check", name, fn, y, ref, ws, cnt, dbg)
+        fns[name] = fn
     for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
-        emit(kind="rowticket", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+        emit(kind=kind, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def rowticket_probe():
+    """256x65536 row sums split over consecutive programs whose merge costs one ticket taken before
+    the loads: the last program to start adds the published parts in split order (deterministic).
+    Against no merge (the floor), the shipped rows, the short-row kernel on the same memory and
+    torch in rotating rounds; each merging variant checked against f64 and for identical bits over
+    repeated launches, the counters and words left clear."""
+    _word_merge_rounds("rowticket", [(S, w, b, tk) for S, w, b in [(32, 8, 2048), (16, 8, 4096), (64, 4, 1024),
+                                                                  (64, 8, 1024)]
+                                     for tk in (("asm", "last", "none") if (S, w) == (32, 8) else ("asm", "none"))],
+                       (16, 32), (8, 4))
+
+
+def rowfixed_probe():
+    """256x65536 row sums split over consecutive programs merged with no atomic: the row's last split
+    in launch order adds the other splits' published 64-bit words (spinning only while one is
+    missing) in split order. Against no merge (words only: the floor), the ticket merge of stop 31,
+    the shipped rows, the same memory read as short rows, and torch in rotating rounds; each merging
+    variant checked against f64, for identical bits over repeated launches, and for clear words. The
+    generated split rows with their merge (an acq_rel arrival), with the fixed merger edited in
+    (_fixed_merge_variant), and as a compiler that emits it built them (ART/row_sum_fixed, when
+    there), in the same rounds."""
+    _word_merge_rounds("rowfixed", [(S, w, b, tk) for S, w, b in [(32, 8, 2048), (16, 8, 4096), (64, 4, 1024),
+                                                                 (32, 4, 2048), (16, 16, 4096), (8, 16, 8192)]
+                                    for tk in ("fixed", "none") + (("asm",) if (S, w) == (32, 8) else ())],
+                       (16,), (8,),
+                       [(tag, mod, w, rn, sp) for tag, mod in [("generated", load("row_sum")),
+                                                               ("generated fixed", variant_module(
+                                                                   "row_sum", "fixed", _fixed_merge_variant))]
+                        + ([("compiled fixed", load("row_sum_fixed"))]
+                           if os.path.isdir(os.path.join(ART, "row_sum_fixed")) else [])
+                        for w, rn, sp in [(4, 2048, 32), (8, 2048, 32), (8, 4096, 16), (4, 1024, 64), (16, 8192, 8)]])
+
+
+def fewrows_probe():
+    """Softmax over few long rows (sampling over a vocabulary at small batch: one program per row
+    leaves most SMs idle). The tuned launch and torch, and every row of probe-fewrows-rows.json
+    compiled with store splits allowed on innermost rows (softmax_ssprobe: 2-16 programs share a row,
+    each folding all of it and storing its share), each checked against torch in f64 and timed once;
+    then the best unsplit and the best two split rows in rotating rounds ($ROUNDS, default 4). Bytes:
+    the input read once and the output written once."""
+    rounds = int(os.environ.get("ROUNDS", 4))
+    m = load("softmax")
+    ss = load("softmax_ssprobe")
+    for M, N in [(1, 262144), (4, 131072), (8, 131072), (16, 65536), (32, 131072), (64, 32768), (128, 32768)]:
+        shape = f"{M}x{N}"
+        x = torch.randn(M, N, device="cuda")
+        y = torch.full_like(x, float("nan"))
+        want = torch.softmax(x.double(), 1)
+        byt = 2 * x.numel() * 4
+        m.launch(x, y)
+        err = ((y.double() - want).norm() / want.norm()).item()
+        emit(kind="fewrows_check", shape=shape, err=err, winner=json.dumps(m._WIN[2]) if m._use_runtime() else "")
+        screened = []
+        for c in ss.CANDIDATES:
+            yc = torch.full_like(x, float("nan"))
+            run = ss.bind(c, x, yc)
+            run()
+            torch.cuda.synchronize()
+            e = ((yc.double() - want).norm() / want.norm()).item()
+            tb = byt / do_bench(run, warmup=5, rep=40, return_mode="median") / 1e9
+            emit(kind="fewrows_screen", shape=shape, variant=json.dumps(c, sort_keys=True), TBps=tb, err=e)
+            if e == e and e < 1e-5:
+                screened.append((tb, c, run))
+        screened.sort(key=lambda t: -t[0])
+        best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
+        fns = {"torch": lambda x=x: torch.softmax(x, 1), "launch": lambda x=x, y=y: m.launch(x, y)}
+        for _, c, run in best:
+            fns[json.dumps(c, sort_keys=True)] = run
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+            emit(kind="fewrows", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
 def rowcoarse_probe():
@@ -2958,7 +3086,7 @@ if __name__ == "__main__":
              "rowsplitorder": rowsplitorder_probe, "rowlayout": rowlayout_probe,
              "epilogue": epilogue_probe, "colstats": colstats_probe,
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
-             "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe,
+             "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe, "rowfixed": rowfixed_probe, "fewrows": fewrows_probe,
              "rowceiling": rowceiling_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
              "launchpaths": launchpaths_probe}
