@@ -2817,6 +2817,31 @@ def rowfixed_probe():
                         for w, rn, sp in [(4, 2048, 32), (8, 2048, 32), (8, 4096, 16), (4, 1024, 64), (16, 8192, 8)]])
 
 
+def _screen_split_rows(kind, cands, trial, byt, fns, rounds, **tags):
+    """Each candidate once: trial(c) runs it on poisoned outputs and returns (run, error fields, ok);
+    run is timed once (do_bench, 40 ms) and emitted as `kind`_screen (a candidate that cannot run is
+    emitted with its error). Then the best unsplit and the best two split candidates that are ok, with
+    the baselines `fns`, in `rounds` rotating rounds; `byt` bytes per call."""
+    screened = []
+    for c in cands:
+        variant = json.dumps(c, sort_keys=True)
+        try:
+            run, err, ok = trial(c)
+        except Exception as e:  # noqa: BLE001
+            emit(kind=kind + "_screen", **tags, variant=variant, error=repr(e)[:200])
+            continue
+        tb = byt / do_bench(run, warmup=5, rep=40, return_mode="median") / 1e9
+        emit(kind=kind + "_screen", **tags, variant=variant, TBps=tb, **err)
+        if ok:
+            screened.append((tb, c, run))
+    screened.sort(key=lambda t: -t[0])
+    best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
+    for _, c, run in best:
+        fns[json.dumps(c, sort_keys=True)] = run
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+        emit(kind=kind, **tags, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def fewrows_probe():
     """Softmax over few long rows (sampling over a vocabulary at small batch: one program per row
     leaves most SMs idle). The tuned launch and torch, and every row of probe-fewrows-rows.json
@@ -2836,24 +2861,16 @@ def fewrows_probe():
         m.launch(x, y)
         err = ((y.double() - want).norm() / want.norm()).item()
         emit(kind="fewrows_check", shape=shape, err=err, winner=json.dumps(m._WIN[2]) if m._use_runtime() else "")
-        screened = []
-        for c in ss.CANDIDATES:
+
+        def trial(c, x=x, want=want):
             yc = torch.full_like(x, float("nan"))
             run = ss.bind(c, x, yc)
             run()
             torch.cuda.synchronize()
             e = ((yc.double() - want).norm() / want.norm()).item()
-            tb = byt / do_bench(run, warmup=5, rep=40, return_mode="median") / 1e9
-            emit(kind="fewrows_screen", shape=shape, variant=json.dumps(c, sort_keys=True), TBps=tb, err=e)
-            if e == e and e < 1e-5:
-                screened.append((tb, c, run))
-        screened.sort(key=lambda t: -t[0])
-        best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
+            return run, {"err": e}, e == e and e < 1e-5
         fns = {"torch": lambda x=x: torch.softmax(x, 1), "launch": lambda x=x, y=y: m.launch(x, y)}
-        for _, c, run in best:
-            fns[json.dumps(c, sort_keys=True)] = run
-        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
-            emit(kind="fewrows", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+        _screen_split_rows("fewrows", ss.CANDIDATES, trial, byt, fns, rounds, shape=shape)
 
 
 def rowcoarse_probe():
@@ -3012,33 +3029,19 @@ def storesplit_probe():
             ref.launch(*want)
             byt = nbytes(M, N, args[0].element_size())
             shape = f"{M}x{N}"
-            screened = []
-            for c in m.CANDIDATES:
+
+            def trial(c, m=m, args=args, want=want):
                 run = m.bind(c, *args)
                 for a in args[1:4]:
                     if isinstance(a, torch.Tensor):
                         a.fill_(float("nan"))
-                try:
-                    run()
-                    torch.cuda.synchronize()
-                except Exception as e:  # noqa: BLE001
-                    emit(kind="storesplit_screen", case=name, shape=shape, variant=json.dumps(c, sort_keys=True),
-                         error=repr(e)[:200])
-                    continue
+                run()
+                torch.cuda.synchronize()
                 err = max((g.double() - w.double()).abs().max().item()
                           for g, w in zip(args[1:], want[1:]) if isinstance(g, torch.Tensor))
-                tb = byt / do_bench(run, warmup=5, rep=40, return_mode="median") / 1e9
-                emit(kind="storesplit_screen", case=name, shape=shape, variant=json.dumps(c, sort_keys=True),
-                     TBps=tb, max_abs_err=err)
-                if err == err and err < 1e-2:
-                    screened.append((tb, c, run))
-            screened.sort(key=lambda t: -t[0])
-            best = [t for t in screened if t[1]["SPLIT"] == 1][:1] + [t for t in screened if t[1]["SPLIT"] > 1][:2]
-            fns = {"torch": lambda args=args: torch_fn(*args)}
-            for _, c, run in best:
-                fns[json.dumps(c, sort_keys=True)] = run
-            for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
-                emit(kind="storesplit", case=name, shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+                return run, {"max_abs_err": err}, err == err and err < 1e-2
+            _screen_split_rows("storesplit", m.CANDIDATES, trial, byt, {"torch": lambda args=args: torch_fn(*args)},
+                               rounds, case=name, shape=shape)
 
 
 def launchpaths_probe():

@@ -218,7 +218,8 @@ def test_autotuner_path_sizes_the_split_workspace_once_per_arguments(compile_kir
     mod.launch(x, y)
     assert len(grids) == first and len(launches) == 3
     assert all(kw["ws"] is launches[0]["ws"] and kw["sem"] is launches[0]["sem"] for kw in launches)
-    widest = max(mod._prepare(x, y)[2](dict(meta(c), **mod._prepare(x, y)[1]))[1] for c in mod.CANDIDATES)
+    _, extra, grid, *_ = mod._prepare(x, y)
+    widest = max(grid(dict(meta(c), **extra))[1] for c in mod.CANDIDATES)
     assert widest > 1 and launches[0]["ws"].numel() >= widest * 3
     mod.launch(torch.randn(4, 5000), torch.empty(4))
     assert len(grids) > first
