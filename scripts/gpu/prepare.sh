@@ -111,7 +111,7 @@ for name in col_center col_norm col_softmax; do
     --tuning-config "$ROOT/scripts/gpu/probe-storesplit-rows.json" -o "$ART/${name}_ssprobe/triton" >/dev/null
 done
 # Few long rows (probe.py fewrows): the softmax with the rows of probe-fewrows-rows.json, split ones
-# included (2-16 programs sharing a row's stores, where the compiler allows store splits on innermost rows).
+# included (2-16 programs sharing a row's stores: softmax is a region_reduction, whose innermost rows may split).
 "$INTENTC" compile "$ROOT/examples/softmax.kir" --target triton --no-cache \
   --tuning-config "$ROOT/scripts/gpu/probe-fewrows-rows.json" -o "$ART/softmax_ssprobe/triton" >/dev/null
 # Fused kernels against the torch a user writes (scripts/bench/fused.py ART/fused/new [GROUP...]):

@@ -447,11 +447,12 @@ static void foldStores(ProgramStructure &ps, Block &body) {
 /// columns). SPLIT programs may share such a row: each folds the whole row, as the only
 /// program would, then stores its share of the columns. A view both read and written
 /// (InOut) keeps one program per row: another program's stores would reach a row its
-/// folds are still reading. Only rows adjacent in memory for now: the innermost-axis
-/// families' SPLIT rows were measured as merges (row sums), and their kernels (softmax,
-/// layernorm) stay as measured until store splits are measured there.
+/// folds are still reading. Rows along the innermost axis gain the same way (a softmax
+/// over 1-16 long rows: 1.20-1.33x on an H100, docs/performance.md stop 43), in the
+/// `region_reduction` family only: a layernorm or rmsnorm (`reduction`) shares its table
+/// with the row sums, whose SPLIT rows are merge shapes, not measured as store splits.
 static void storeSplit(ProgramStructure &ps, Block &body) {
-  if (!ps.rowsContiguous || ps.splitMerge || ps.foldStores)
+  if (ps.splitMerge || ps.foldStores || (!ps.rowsContiguous && ps.family != "region_reduction"))
     return;
   bool any = false;
   for (Operation &op : body) {
