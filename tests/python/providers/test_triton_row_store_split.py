@@ -12,15 +12,17 @@ import torch
 
 from test_triton_examples import REPO, clone_args, make_inputs, run_candidates
 
-KERNELS = ["softmax"]
 SHAPES = [{"M": 3, "N": 1000}, {"M": 1, "N": 40}, {"M": 5, "N": 1}, {"M": 0, "N": 7}, {"M": 2, "N": 0}]
 
 
+def example(compile_kir, name, target):
+    return compile_kir(os.path.join(REPO, "examples", name + ".kir"), target=target)[name]
+
+
 @pytest.fixture(scope="module")
-def mods(compile_kir):
-    path = lambda k: os.path.join(REPO, "examples", k + ".kir")  # noqa: E731
-    return {k: (compile_kir(path(k), target="triton")[k], compile_kir(path(k), target="reference")[k])
-            for k in KERNELS}
+def softmax(compile_kir):
+    """(Triton module, reference module) of examples/softmax.kir."""
+    return example(compile_kir, "softmax", "triton"), example(compile_kir, "softmax", "reference")
 
 
 def split_candidates(tmod):
@@ -29,26 +31,23 @@ def split_candidates(tmod):
     return [dict(base, OWN_M=m, SPLIT=s) for m in (1, 2) for s in (1, 2, 4, 16)]
 
 
-def test_default_rows_share_long_rows(mods, compile_kir):
-    assert {c["SPLIT"] for c in mods["softmax"][0].CANDIDATES} == {1, 4, 8, 16}
+def test_default_rows_share_long_rows(softmax, compile_kir):
+    assert {c["SPLIT"] for c in softmax[0].CANDIDATES} == {1, 4, 8, 16}
     for k in ("layernorm", "rmsnorm"):
-        tmod = compile_kir(os.path.join(REPO, "examples", k + ".kir"), target="triton")[k]
-        assert {c["SPLIT"] for c in tmod.CANDIDATES} == {1}, k
+        assert {c["SPLIT"] for c in example(compile_kir, k, "triton").CANDIDATES} == {1}, k
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_store_split_matches_reference(mods, name):
-    tmod, rmod = mods[name]
+def test_store_split_matches_reference(softmax):
+    tmod, rmod = softmax
     for i, sizes in enumerate(SHAPES):
         base = make_inputs(tmod.ARTIFACT["abi"], sizes, torch.Generator().manual_seed(90 + i))
         want = clone_args(base)
         rmod.launch(*want)
-        run_candidates(tmod, split_candidates(tmod), base, want, f"{name} {sizes}", False)
+        run_candidates(tmod, split_candidates(tmod), base, want, f"softmax {sizes}", False)
 
 
-@pytest.mark.parametrize("name", KERNELS)
-def test_store_split_programs_agree(mods, name):
-    tmod, _ = mods[name]
+def test_store_split_programs_agree(softmax):
+    tmod = softmax[0]
     abi = tmod.ARTIFACT["abi"]
     written = [i for i, p in enumerate(abi["parameters"]) if p["kind"] == "view" and p["access"] != "in"]
     base = make_inputs(abi, {"M": 3, "N": 1000}, torch.Generator().manual_seed(5))
