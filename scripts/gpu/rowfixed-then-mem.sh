@@ -2,8 +2,9 @@
 # One device call for issue #4 (about 9 minutes; run from the repository root on the GPU machine):
 # probe.py rowfixed, then harness.py mem on .gpu-artifacts/fixed (a build of branch fixed-merge) when
 # the compiled fixed merge beat the shipped rows by more than 1% and was correct, else on .gpu-artifacts,
-# then probe.py fewrows with the time left. Outputs: $OUT/{rowfixed,mem,fewrows}.txt, rowfixed.json and probe.json (fewrows).
+# then probe.py fewrows with the time left ($BUDGET seconds in all, default 580). Outputs: $OUT/{rowfixed,mem,fewrows}.txt, rowfixed.json and probe.json (fewrows).
 export INTENT_CACHE_DIR=/tmp/icache
+BUDGET=${BUDGET:-580}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm --format=csv,noheader
 timeout 240 python3 scripts/gpu/probe.py .gpu-artifacts rowfixed > "$OUT"/rowfixed.txt 2>&1; echo "rowfixed rc=$? t=$SECONDS"
 grep -v "^$" "$OUT"/rowfixed.txt | grep "kind=rowfixed" | sed 's/kind=rowfixed shape=256x65536 //' | tail -45
@@ -21,9 +22,9 @@ PY
 )
 ART=${ART:-.gpu-artifacts}  # rowfixed failed: main's artifacts
 echo "harness ART=$ART t=$SECONDS"
-timeout $((545 - SECONDS)) python3 scripts/gpu/harness.py "$ART" mem > "$OUT"/mem.txt 2>&1; echo "mem rc=$? t=$SECONDS"
+timeout $((BUDGET - 35 - SECONDS)) python3 scripts/gpu/harness.py "$ART" mem > "$OUT"/mem.txt 2>&1; echo "mem rc=$? t=$SECONDS"
 grep -v "^$" "$OUT"/mem.txt | cut -c1-260 | tail -70
-left=$((580 - SECONDS))
+left=$((BUDGET - SECONDS))
 if [ $left -gt 60 ]; then
   timeout "$left" python3 scripts/gpu/probe.py .gpu-artifacts fewrows > "$OUT"/fewrows.txt 2>&1; echo "fewrows rc=$? t=$SECONDS"
   grep -v "_screen" "$OUT"/fewrows.txt | tail -30
