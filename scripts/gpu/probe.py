@@ -41,6 +41,8 @@ rowcoarse (256x65536 row sums split into 2-8 coarse parts with the generated mer
 rowfixed (256x65536 row sums split over programs merged with no atomic: the row's last-launched split adds the others' words),
 fewrows (softmax over 1-128 long rows: tuned launch, torch, and innermost store splits),
 rowceiling (the 64 MiB row sums against pure evict-first streaming reads of the same bytes in the same rounds),
+rowl2hint (the 64 MiB reads and the long-row loop with 16-byte loads written as PTX, with and without the
+L2 prefetch-size hints .L2::128B / .L2::256B, against the shipped row and Triton's evict-first reads),
 rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the row's block over the cluster and
 reduces it through distributed shared memory, a merge without global atomics),
 storesplit (outer-axis kernels whose full-size outputs read a reduction: rows shared by 2-16 programs, each
@@ -2936,6 +2938,89 @@ def rowceiling_probe():
             emit(kind="rowceiling", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+@triton.jit
+def _ld_v4(p, HINT: tl.constexpr):
+    # Four f32 at p (16-byte aligned), one vector load per element of p whatever its layout; HINT picks
+    # the L2 prefetch size (none, 128 B, 256 B).
+    if HINT == 2:
+        a, b, c, d = tl.inline_asm_elementwise(
+            "ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
+            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
+    elif HINT == 1:
+        a, b, c, d = tl.inline_asm_elementwise(
+            "ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
+            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
+    else:
+        a, b, c, d = tl.inline_asm_elementwise(
+            "ld.global.nc.L1::no_allocate.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
+            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
+    return (a + b) + (c + d)
+
+
+@triton.jit
+def _read_sink_v4(x, out, BLOCK: tl.constexpr, HINT: tl.constexpr):
+    # _read_sink through _ld_v4 (no mask: the probe's sizes are multiples of BLOCK).
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + 4 * tl.arange(0, BLOCK // 4)
+    tl.store(out + tl.program_id(0), tl.sum(_ld_v4(x + offs, HINT), 0))
+
+
+@triton.jit
+def _row_loop_v4(x, y, N, RED_N: tl.constexpr, HINT: tl.constexpr):
+    # One program per row, chunks of RED_N through _ld_v4 (N a multiple of RED_N).
+    base = x + tl.program_id(0).to(tl.int64) * N + 4 * tl.arange(0, RED_N // 4)
+    acc = tl.zeros([RED_N // 4], tl.float32)
+    for c0 in range(0, N, RED_N):
+        acc += _ld_v4(base + c0, HINT)
+    tl.store(y + tl.program_id(0), tl.sum(acc, 0))
+
+
+def rowl2hint_probe():
+    """Does the L2 prefetch-size hint (.L2::128B / .L2::256B on 16-byte loads) lift the 64 MiB reads?
+    The pure read and the long-row loop with their loads written as PTX, each hint and none, against
+    the shipped row (16 warps, RED_N 8192), Triton's evict-first pure reads and torch, rotating rounds
+    ($ROUNDS, default 8); every variant checked against f64 sums."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    m = load("row_sum")
+    hints = {0: "none", 1: "128B", 2: "256B"}
+    for M, N in [(256, 65536), (8192, 8192)]:
+        x = torch.randn(M, N, device="cuda")
+        ref = x.double().sum(1)
+        shape = f"{M}x{N}"
+
+        def check(tag, got, want):
+            emit(kind="rowl2hint_check", shape=shape, variant=tag,
+                 err=((got.double() - want).norm() / want.norm()).item())
+        y = torch.full((M,), float("nan"), device="cuda")
+        fns = {"torch": lambda x=x: x.sum(1),
+               "shipped w16 R8192": m.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y)}
+        fns["shipped w16 R8192"]()
+        check("shipped w16 R8192", y, ref)
+        for blk, w in [(4096, 8), (8192, 16)]:
+            part = torch.empty(x.numel() // blk, device="cuda")
+            fn = (lambda x=x, part=part, blk=blk, w=w:
+                  _read_sink_ef[(part.numel(),)](x, part, x.numel(), BLOCK=blk, num_warps=w))
+            fn()
+            check(f"read_ef {blk} w{w}", part.view(M, -1).sum(1), ref)
+            fns[f"read_ef {blk} w{w}"] = fn
+            for h, hn in hints.items():
+                part = torch.full((x.numel() // blk,), float("nan"), device="cuda")
+                fn = (lambda x=x, part=part, blk=blk, w=w, h=h:
+                      _read_sink_v4[(part.numel(),)](x, part, BLOCK=blk, HINT=h, num_warps=w))
+                fn()
+                check(f"read_v4 {hn} {blk} w{w}", part.view(M, -1).sum(1), ref)
+                fns[f"read_v4 {hn} {blk} w{w}"] = fn
+        for w, rn in [(16, 8192), (8, 4096)]:
+            for h, hn in hints.items():
+                yv = torch.full((M,), float("nan"), device="cuda")
+                fn = (lambda x=x, yv=yv, w=w, rn=rn, h=h:
+                      _row_loop_v4[(M,)](x, yv, N, RED_N=rn, HINT=h, num_warps=w))
+                fn()
+                check(f"row_v4 {hn} w{w} R{rn}", yv, ref)
+                fns[f"row_v4 {hn} w{w} R{rn}"] = fn
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+            emit(kind="rowl2hint", shape=shape, variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def rowcluster_probe():
     """A row split over the CTAs of one cluster (NUM_CTAS 2 or 4: Triton lays the [1, RED_N] block
     over the cluster and reduces it through distributed shared memory) is a split whose merge costs
@@ -3089,7 +3174,7 @@ if __name__ == "__main__":
              "epilogue": epilogue_probe, "colstats": colstats_probe,
              "rowhandoff": rowhandoff_probe, "rowoccupancy": rowoccupancy_probe,
              "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe, "rowfixed": rowfixed_probe, "fewrows": fewrows_probe,
-             "rowceiling": rowceiling_probe,
+             "rowceiling": rowceiling_probe, "rowl2hint": rowl2hint_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
              "launchpaths": launchpaths_probe}
     unknown = [w for w in which if w not in modes]
