@@ -2938,39 +2938,33 @@ def rowceiling_probe():
             emit(kind="rowceiling", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+# 16-byte loads written as PTX, by L2 prefetch size: the `LD` of the kernels below.
+_LD_V4 = {hint: "ld.global.nc.L1::no_allocate" + suffix + ".v4.f32 {$0,$1,$2,$3}, [$4];"
+          for hint, suffix in (("none", ""), ("128B", ".L2::128B"), ("256B", ".L2::256B"))}
+
+
 @triton.jit
-def _ld_v4(p, HINT: tl.constexpr):
-    # Four f32 at p (16-byte aligned), one vector load per element of p whatever its layout; HINT picks
-    # the L2 prefetch size (none, 128 B, 256 B).
-    if HINT == 2:
-        a, b, c, d = tl.inline_asm_elementwise(
-            "ld.global.nc.L1::no_allocate.L2::256B.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
-            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
-    elif HINT == 1:
-        a, b, c, d = tl.inline_asm_elementwise(
-            "ld.global.nc.L1::no_allocate.L2::128B.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
-            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
-    else:
-        a, b, c, d = tl.inline_asm_elementwise(
-            "ld.global.nc.L1::no_allocate.v4.f32 {$0,$1,$2,$3}, [$4];", "=f,=f,=f,=f,l", [p],
-            dtype=(tl.float32, tl.float32, tl.float32, tl.float32), is_pure=True, pack=1)
+def _ld_v4(p, LD: tl.constexpr):
+    # The sum of the four f32 at p (16-byte aligned) read by the instruction LD (a _LD_V4 entry), one
+    # vector load per element of p whatever its layout.
+    a, b, c, d = tl.inline_asm_elementwise(LD, "=f,=f,=f,=f,l", [p], dtype=(tl.float32,) * 4, is_pure=True, pack=1)
     return (a + b) + (c + d)
 
 
 @triton.jit
-def _read_sink_v4(x, out, BLOCK: tl.constexpr, HINT: tl.constexpr):
+def _read_sink_v4(x, out, BLOCK: tl.constexpr, LD: tl.constexpr):
     # _read_sink through _ld_v4 (no mask: the probe's sizes are multiples of BLOCK).
     offs = tl.program_id(0).to(tl.int64) * BLOCK + 4 * tl.arange(0, BLOCK // 4)
-    tl.store(out + tl.program_id(0), tl.sum(_ld_v4(x + offs, HINT), 0))
+    tl.store(out + tl.program_id(0), tl.sum(_ld_v4(x + offs, LD), 0))
 
 
 @triton.jit
-def _row_loop_v4(x, y, N, RED_N: tl.constexpr, HINT: tl.constexpr):
+def _row_loop_v4(x, y, N, RED_N: tl.constexpr, LD: tl.constexpr):
     # One program per row, chunks of RED_N through _ld_v4 (N a multiple of RED_N).
     base = x + tl.program_id(0).to(tl.int64) * N + 4 * tl.arange(0, RED_N // 4)
     acc = tl.zeros([RED_N // 4], tl.float32)
     for c0 in range(0, N, RED_N):
-        acc += _ld_v4(base + c0, HINT)
+        acc += _ld_v4(base + c0, LD)
     tl.store(y + tl.program_id(0), tl.sum(acc, 0))
 
 
@@ -2981,7 +2975,6 @@ def rowl2hint_probe():
     ($ROUNDS, default 8); every variant checked against f64 sums."""
     rounds = int(os.environ.get("ROUNDS", 8))
     m = load("row_sum")
-    hints = {0: "none", 1: "128B", 2: "256B"}
     for M, N in [(256, 65536), (8192, 8192)]:
         x = torch.randn(M, N, device="cuda")
         ref = x.double().sum(1)
@@ -3002,18 +2995,18 @@ def rowl2hint_probe():
             fn()
             check(f"read_ef {blk} w{w}", part.view(M, -1).sum(1), ref)
             fns[f"read_ef {blk} w{w}"] = fn
-            for h, hn in hints.items():
+            for hn, ld in _LD_V4.items():
                 part = torch.full((x.numel() // blk,), float("nan"), device="cuda")
-                fn = (lambda x=x, part=part, blk=blk, w=w, h=h:
-                      _read_sink_v4[(part.numel(),)](x, part, BLOCK=blk, HINT=h, num_warps=w))
+                fn = (lambda x=x, part=part, blk=blk, w=w, ld=ld:
+                      _read_sink_v4[(part.numel(),)](x, part, BLOCK=blk, LD=ld, num_warps=w))
                 fn()
                 check(f"read_v4 {hn} {blk} w{w}", part.view(M, -1).sum(1), ref)
                 fns[f"read_v4 {hn} {blk} w{w}"] = fn
         for w, rn in [(16, 8192), (8, 4096)]:
-            for h, hn in hints.items():
+            for hn, ld in _LD_V4.items():
                 yv = torch.full((M,), float("nan"), device="cuda")
-                fn = (lambda x=x, yv=yv, w=w, rn=rn, h=h:
-                      _row_loop_v4[(M,)](x, yv, N, RED_N=rn, HINT=h, num_warps=w))
+                fn = (lambda x=x, yv=yv, w=w, rn=rn, ld=ld:
+                      _row_loop_v4[(M,)](x, yv, N, RED_N=rn, LD=ld, num_warps=w))
                 fn()
                 check(f"row_v4 {hn} w{w} R{rn}", yv, ref)
                 fns[f"row_v4 {hn} w{w} R{rn}"] = fn
