@@ -47,7 +47,10 @@ rowcluster (row sums by programs of 2 or 4 CTAs per cluster: Triton splits the r
 reduces it through distributed shared memory, a merge without global atomics),
 storesplit (outer-axis kernels whose full-size outputs read a reduction: rows shared by 2-16 programs, each
 folding the whole row and storing its share, against one program per row block and torch), launchpaths (the bias
-gradient through intent_runtime and through Triton's autotuner, with torch),
+gradient through intent_runtime and through Triton's autotuner, with torch), lnbisect (layernorm 8192x1024:
+the hand-written kernel with and without the generated kernel's load hint and exact scalar steps, its output
+allocated per call or not, against the generated kernel of the same form), rowstate (the 256x65536 row sum's
+shipped row and tuned winner with torch: run before and after harness.py mem),
 dump, maxnreg.
 """
 import importlib.util
@@ -471,9 +474,9 @@ def softsteps_probe():
 
 
 def ab_probe():
-    """A/B of two compilers' artifacts: ART/<case> (this tree) against ART/<case>_old (compiled by
-    another intentc into the same layout; see .gpu-artifacts/run.sh of the call), each tuned by its
-    own launcher and timed in rotating rounds; outputs compared bit for bit."""
+    """A/B of two compilers' artifacts: ART/<case>$AB_NEW (default: ART/<case>, this tree) against
+    ART/<case>$AB_OLD (default _old: compiled by another intentc into the same layout), each tuned by
+    its own launcher and timed in rotating rounds; outputs compared bit for bit."""
     def lnargs(M, N, dt):
         x = torch.randn(M, N, device="cuda", dtype=dt)
         return [x, torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt),
@@ -487,7 +490,11 @@ def ab_probe():
         return [x, torch.empty(out_shape, device="cuda")], M * N * 4, 1
     cases = [("layernorm_f32", "8192x1024", lambda: lnargs(8192, 1024, torch.float32)),
              ("layernorm_f32", "8192x4096", lambda: lnargs(8192, 4096, torch.float32)),
+             ("layernorm_f32", "4096x8192", lambda: lnargs(4096, 8192, torch.float32)),
              ("layernorm", "8192x1024", lambda: lnargs(8192, 1024, torch.float16)),
+             ("layernorm", "8192x4096", lambda: lnargs(8192, 4096, torch.float16)),
+             ("layernorm", "4096x8192", lambda: lnargs(4096, 8192, torch.float16)),
+             ("softmax", "8192x1024", lambda: rowargs(8192, 1024, False)),
              ("softmax", "32768x512", lambda: rowargs(32768, 512, False)),
              ("softmax", "1024x32768", lambda: rowargs(1024, 32768, False)),
              ("softmax", "8192x4096", lambda: rowargs(8192, 4096, False)),
@@ -498,11 +505,12 @@ def ab_probe():
              ("row_max", "65536x256", lambda: rowargs(65536, 256, True)),
              ("col_sum", "8192x8192", lambda: sumargs(8192, 8192, (8192,))),
              ("total_sum", "8192x8192", lambda: sumargs(8192, 8192, ()))]
+    new_suffix, old_suffix = os.environ.get("AB_NEW", ""), os.environ.get("AB_OLD", "_old")
     for case, shape, make in cases:
-        if not os.path.isdir(os.path.join(ART, case + "_old")):
+        if not all(os.path.isdir(os.path.join(ART, case + sfx)) for sfx in (new_suffix, old_suffix)):
             continue
         args, byt, out = make()
-        new, old = load(case), load(case + "_old")
+        new, old = load(case + new_suffix), load(case + old_suffix)
         fns, outs = {}, {}
         for tag, m in (("new", new), ("old", old)):
             a = [t.clone() if isinstance(t, torch.Tensor) else t for t in args]
@@ -3142,6 +3150,115 @@ def launchpaths_probe():
         for k, (med, lo, hi) in rotating_rounds(fns, list(fns), 3 * M * N * 4 / 1e9, rounds=3).items():
             emit(kind="launchpaths", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
+
+@triton.jit
+def _rsqrt_subnormal_safe(x):
+    # The generated kernels' rsqrt (rsqrt.approx flushes subnormal inputs: scaled into range).
+    tiny = tl.abs(x) < 1.1754943508222875e-38
+    r = tl.math.rsqrt(tl.where(tiny, x * 16777216.0, x))
+    return tl.where(tiny, r * 4096.0, r)
+
+
+@triton.jit
+def _ln_bisect(x, w, b, y, N, sx, sy, eps, rcp: tl.float64, BLOCK: tl.constexpr, EL: tl.constexpr,
+               EXACT: tl.constexpr):
+    # handwritten.ln_kernel with the generated kernel's differences behind switches: EL the
+    # evict-last row load, EXACT the f64 reciprocal of N and the subnormal-safe rsqrt.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    m = cols < N
+    if EL:
+        v = tl.load(x + row * sx + cols, mask=m, other=0.0, eviction_policy="evict_last").to(tl.float32)
+    else:
+        v = tl.load(x + row * sx + cols, mask=m, other=0.0).to(tl.float32)
+    if EXACT:
+        mean = (tl.sum(v, 0).to(tl.float64) * rcp).to(tl.float32)
+    else:
+        mean = tl.sum(v, 0) / N
+    d = tl.where(m, v - mean, 0.0)
+    if EXACT:
+        r = _rsqrt_subnormal_safe((tl.sum(d * d, 0).to(tl.float64) * rcp).to(tl.float32) + eps)
+    else:
+        r = 1.0 / tl.sqrt(tl.sum(d * d, 0) / N + eps)
+    o = d * r * tl.load(w + cols, mask=m) + tl.load(b + cols, mask=m)
+    tl.store(y + row * sy + cols, o.to(y.dtype.element_ty), mask=m)
+
+
+def lnbisect_probe():
+    """Small rows (8192x1024: layernorm f32 and f16, softmax f32): where does the generated kernel lose
+    against the hand-written one? In rotating rounds ($ROUNDS, default 10): the hand-written kernel as
+    the harness times it (its output allocated on every call); for layernorm also on a preallocated
+    output, with the generated kernel's evict-last row load, and with its exact scalar steps (f64
+    reciprocal of N, subnormal-safe rsqrt); the generated kernel at five warp/row forms ($LNB_FORMS)
+    with and without the whole-row branch's load hint, and its tuned winner. Every output checked
+    against f64."""
+    rounds = int(os.environ.get("ROUNDS", 10))
+    forms = [tuple(int(v) for v in f.split("m")) for f in os.environ.get("LNB_FORMS", "4m1,4m2,8m2,8m4,2m1").split(",")]
+    for case, dt in [("layernorm_f32", torch.float32), ("layernorm", torch.float16), ("softmax", torch.float32)]:
+        M, N = 8192, 1024
+        x = torch.randn(M, N, device="cuda", dtype=dt)
+        fns, outs = {}, {}
+        if case == "softmax":
+            ref = torch.softmax(x.double(), 1)
+            args = lambda y: (x, y)
+            fns["handwritten"] = lambda: hw.tri_softmax(x)
+        else:
+            w, b = torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt)
+            ref = torch.nn.functional.layer_norm(x.double(), (N,), w.double(), b.double(), 1e-5)
+            args = lambda y: (x, w, b, y, 1e-5)
+            fns["handwritten"] = lambda: hw.tri_ln(x, w, b)
+            for tag, el, exact in [("hw_pre", 0, 0), ("hw_el", 1, 0), ("hw_exact", 0, 1)]:
+                y = torch.full_like(x, float("nan"))
+                fns[tag] = (lambda y=y, el=el, exact=exact: _ln_bisect[(M,)](
+                    x, w, b, y, N, x.stride(0), y.stride(0), 1e-5, 1.0 / N, BLOCK=1024, EL=el, EXACT=exact,
+                    num_warps=4))
+                outs[tag] = y
+        gen = load(case)
+        # Its own program key: tuned by itself, not served the generated kernel's stored winner.
+        bare = variant_module(case, "wrnone_key", lambda s: _strip_whole_row_hints(s).replace(
+            'PROGRAM_KEY = "', 'PROGRAM_KEY = "nohint-', 1))
+        for tag, m, c in ([(f"gen_w{nw}m{om}{suffix}", mod, dict(NUM_WARPS=nw, OWN_M=om, RED_N=N, SPLIT=1))
+                           for nw, om in forms for suffix, mod in [("", gen), ("_nohint", bare)]]
+                          + [("gen_tuned", gen, None), ("gen_tuned_nohint", bare, None)]):
+            if c is not None and "DIV_FORM" in m.CANDIDATES[0]:
+                c["DIV_FORM"] = 0
+            y = torch.full_like(x, float("nan"))
+            if c is None:
+                c = m.prepare(*args(y))
+                emit(kind="lnbisect_winner", case=case, variant=tag, winner=json.dumps(c, sort_keys=True))
+            fns[tag] = m.bind(c, *args(y))
+            outs[tag] = y
+        for tag, f in fns.items():
+            got = f() if tag == "handwritten" else (f(), outs[tag])[1]
+            emit(kind="lnbisect_check", case=case, variant=tag,
+                 err=((got.double() - ref).norm() / ref.norm()).item())
+        byt = 2 * M * N * x.element_size()
+        for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+            emit(kind="lnbisect", case=case, shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
+def rowstate_probe():
+    """256x65536 row sum: the shipped row (16 warps, one row per program, chunk 8192) through bind and
+    the tuned launch's winner, with torch, in rotating rounds ($ROUNDS, default 6); run before and
+    after harness.py mem in one call, it shows whether the harness's lower reading of the same
+    kernel is the card's state after the harness's earlier cases."""
+    M, N = 256, 65536
+    m = load("row_sum")
+    x = torch.randn(M, N, device="cuda")
+    ref = x.double().sum(1)
+    fns = {"torch": lambda: x.sum(1)}
+    y0, y1 = torch.full((M,), float("nan"), device="cuda"), torch.full((M,), float("nan"), device="cuda")
+    fns["shipped"] = m.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y0)
+    win = m.prepare(x, y1)
+    fns["tuned"] = m.bind(win, x, y1)
+    for tag, y in [("shipped", y0), ("tuned", y1)]:
+        fns[tag]()
+        emit(kind="rowstate_check", variant=tag, winner=json.dumps(win, sort_keys=True),
+             err=((y.double() - ref).norm() / ref.norm()).item())
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9,
+                                            rounds=int(os.environ.get("ROUNDS", 6))).items():
+        emit(kind="rowstate", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -3169,7 +3286,8 @@ if __name__ == "__main__":
              "rowticket": rowticket_probe, "rowcoarse": rowcoarse_probe, "rowfixed": rowfixed_probe, "fewrows": fewrows_probe,
              "rowceiling": rowceiling_probe, "rowl2hint": rowl2hint_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
-             "launchpaths": launchpaths_probe}
+             "launchpaths": launchpaths_probe, "lnbisect": lnbisect_probe,
+             "rowstate": rowstate_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
