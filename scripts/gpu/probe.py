@@ -50,7 +50,9 @@ folding the whole row and storing its share, against one program per row block a
 gradient through intent_runtime and through Triton's autotuner, with torch), lnbisect (layernorm 8192x1024:
 the hand-written kernel with and without the generated kernel's load hint and exact scalar steps, its output
 allocated per call or not, against the generated kernel of the same form), rowstate (the 256x65536 row sum's
-shipped row and tuned winner with torch: run before and after harness.py mem),
+shipped row and tuned winner with torch: run before and after harness.py mem), lnshare (layernorm
+8192x1024, the hand-written kernel beside the generated one with and without the resident row's evict-last
+hint, on a shared input and on private copies, and each alone),
 dump, maxnreg.
 """
 import importlib.util
@@ -3259,6 +3261,37 @@ def rowstate_probe():
                                             rounds=int(os.environ.get("ROUNDS", 6))).items():
         emit(kind="rowstate", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
+
+def lnshare_probe():
+    """Layernorm 8192x1024 (f32, f16): does a kernel's evict-last hint reach the kernels timed beside it
+    on the same input? The hand-written kernel with main's generated kernel (hint on the resident row)
+    or branch resident-hint's (ART/<case>_new: none there), each generated one at its own tuned
+    winner, in rotating rounds ($ROUNDS, default 6) of two: on one shared input, and on private
+    copies; then each alone."""
+    rounds = int(os.environ.get("ROUNDS", 6))
+    for case, dt in [("layernorm_f32", torch.float32), ("layernorm", torch.float16)]:
+        M, N = 8192, 1024
+        x0 = torch.randn(M, N, device="cuda", dtype=dt)
+        x1, x2 = x0.clone(), x0.clone()
+        w, b = torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt)
+        byt = 2 * M * N * x0.element_size()
+        runs = {}
+        for tag, m in [("hint", load(case)), ("nohint", load(case + "_new"))]:
+            for xt, xv in [("x0", x0), ("x2", x2)]:
+                y = torch.empty_like(xv)
+                runs[tag, xt] = m.bind(m.prepare(xv, w, b, y, 1e-5), xv, w, b, y, 1e-5)
+        groups = {"shared": ("x0", x0), "private": ("x2", x1)}
+        for tag in ("hint", "nohint"):
+            for g, (xt, xh) in groups.items():
+                fns = {"handwritten": lambda xh=xh: hw.tri_ln(xh, w, b), "generated": runs[tag, xt]}
+                for k, (med, lo, hi) in rotating_rounds(fns, list(fns), byt / 1e9, rounds=rounds).items():
+                    emit(kind="lnshare", case=case, variant=tag, inputs=g, fn=k, TBps_median=med, TBps_min=lo,
+                         TBps_max=hi)
+        for k, f in [("handwritten", lambda: hw.tri_ln(x1, w, b)), ("hint", runs["hint", "x2"]),
+                     ("nohint", runs["nohint", "x2"])]:
+            med, lo, hi = rotating_rounds({k: f}, [k], byt / 1e9, rounds=3)[k]
+            emit(kind="lnshare", case=case, variant=k, inputs="alone", fn=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
 if __name__ == "__main__":
     if sys.argv[2:] == ["maxnreg"]:
         maxnreg_probe()
@@ -3287,7 +3320,7 @@ if __name__ == "__main__":
              "rowceiling": rowceiling_probe, "rowl2hint": rowl2hint_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
              "launchpaths": launchpaths_probe, "lnbisect": lnbisect_probe,
-             "rowstate": rowstate_probe}
+             "rowstate": rowstate_probe, "lnshare": lnshare_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
