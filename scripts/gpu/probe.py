@@ -3186,6 +3186,14 @@ def _ln_bisect(x, w, b, y, N, sx, sy, eps, rcp: tl.float64, BLOCK: tl.constexpr,
     tl.store(y + row * sy + cols, o.to(y.dtype.element_ty), mask=m)
 
 
+def _unhinted_module(case):
+    """The generated module with its resident row's hint stripped, under its own program key (tuned by
+    itself, not served the generated kernel's stored winner). Apart from the key, line for line what
+    branch resident-hint (igpu.at read_once, stop 48) compiles for layernorm and softmax."""
+    return variant_module(case, "wrnone_key", lambda s: _strip_whole_row_hints(s).replace(
+        'PROGRAM_KEY = "', 'PROGRAM_KEY = "nohint-', 1))
+
+
 def lnbisect_probe():
     """Small rows (8192x1024: layernorm f32 and f16, softmax f32): where does the generated kernel lose
     against the hand-written one? In rotating rounds ($ROUNDS, default 10): the hand-written kernel as
@@ -3215,10 +3223,7 @@ def lnbisect_probe():
                     x, w, b, y, N, x.stride(0), y.stride(0), 1e-5, 1.0 / N, BLOCK=1024, EL=el, EXACT=exact,
                     num_warps=4))
                 outs[tag] = y
-        gen = load(case)
-        # Its own program key: tuned by itself, not served the generated kernel's stored winner.
-        bare = variant_module(case, "wrnone_key", lambda s: _strip_whole_row_hints(s).replace(
-            'PROGRAM_KEY = "', 'PROGRAM_KEY = "nohint-', 1))
+        gen, bare = load(case), _unhinted_module(case)
         for tag, m, c in ([(f"gen_w{nw}m{om}{suffix}", mod, dict(NUM_WARPS=nw, OWN_M=om, RED_N=N, SPLIT=1))
                            for nw, om in forms for suffix, mod in [("", gen), ("_nohint", bare)]]
                           + [("gen_tuned", gen, None), ("gen_tuned_nohint", bare, None)]):
@@ -3264,8 +3269,8 @@ def rowstate_probe():
 
 def lnshare_probe():
     """Layernorm 8192x1024 (f32, f16): does a kernel's evict-last hint reach the kernels timed beside it
-    on the same input? The hand-written kernel with main's generated kernel (hint on the resident row)
-    or branch resident-hint's (ART/<case>_new: none there), each generated one at its own tuned
+    on the same input? The hand-written kernel with the generated kernel (hint on the resident row) or
+    _unhinted_module's (none there; run 86 used branch resident-hint's build), each at its own tuned
     winner, in rotating rounds ($ROUNDS, default 6) of two: on one shared input, and on private
     copies; then each alone."""
     rounds = int(os.environ.get("ROUNDS", 6))
@@ -3276,7 +3281,7 @@ def lnshare_probe():
         w, b = torch.randn(N, device="cuda", dtype=dt), torch.randn(N, device="cuda", dtype=dt)
         byt = 2 * M * N * x0.element_size()
         runs = {}
-        for tag, m in [("hint", load(case)), ("nohint", load(case + "_new"))]:
+        for tag, m in [("hint", load(case)), ("nohint", _unhinted_module(case))]:
             for xt, xv in [("x0", x0), ("x2", x2)]:
                 y = torch.empty_like(xv)
                 runs[tag, xt] = m.bind(m.prepare(xv, w, b, y, 1e-5), xv, w, b, y, 1e-5)

@@ -4,8 +4,10 @@
 # PART=probe runs steps 1-2 and prints the decision; PART=harness USE=new|old runs step 3.
 #   1. probe.py lnbisect on main's artifacts (.gpu-artifacts/<case>): 8192x1024 layernorm f32/f16 and
 #      softmax, the hand-written kernel and the generated forms with and without the hint.
-#   2. probe.py ab: .gpu-artifacts/<case>_new (branch resident-hint: no evict-last hint at igpu.at
-#      read_once) against main's, each tuned by itself, every layernorm and softmax shape.
+#   2. probe.py ab: .gpu-artifacts/<case>_new (branch resident-hint, 39e3932, not landed: no evict-last
+#      hint at igpu.at read_once; built on the build machine with
+#      `intentc compile .gpu-artifacts/kir/<case>.kir --target triton --no-cache -o .gpu-artifacts/<case>_new/triton`)
+#      against main's, each tuned by itself, every layernorm and softmax shape.
 #   3. harness.py mem, on the branch's modules (USE=new: step 2's new/old ratios had a geometric
 #      mean of at least 1 and none below 0.97) or on main's (USE=old).
 # Outputs: $OUT/<step>.txt and <step>.json (probe rows) or results-mem.json (harness).
