@@ -4,6 +4,7 @@
 # 256x65536 row sum bracket the harness's: if the harness reads it lower than both, the harness's earlier
 # cases, not the card, cost it. Exits 3 at once unless the card is an H200 (set ANY_GPU=1 to run anyway),
 # since the acceptance bars are the H200's.
+# PRE="mode ..." runs those probe.py modes first (into $OUT/pre.txt and pre.json).
 # Outputs: $OUT/{rowstate0,mem,rowstate1}.txt, rowstate0.json, rowstate1.json, results-mem.json.
 export INTENT_CACHE_DIR=/tmp/icache
 BUDGET=${BUDGET:-580}
@@ -17,6 +18,11 @@ rowstate() {  # rowstate NAME
   [ -f "$OUT/probe.json" ] && mv "$OUT/probe.json" "$OUT/$1.json"
   grep "kind=rowstate" "$OUT/$1.txt" | cut -c1-200
 }
+if [ -n "$PRE" ]; then
+  timeout 150 python3 scripts/gpu/probe.py .gpu-artifacts $PRE > "$OUT/pre.txt" 2>&1; echo "pre ($PRE) rc=$? t=$SECONDS"
+  [ -f "$OUT/probe.json" ] && mv "$OUT/probe.json" "$OUT/pre.json"
+  grep -v "^$" "$OUT/pre.txt" | cut -c1-200 | tail -40
+fi
 rowstate rowstate0
 timeout $((BUDGET - 100 - SECONDS)) python3 scripts/gpu/harness.py .gpu-artifacts mem > "$OUT/mem.txt" 2>&1
 echo "mem rc=$? t=$SECONDS"

@@ -52,7 +52,8 @@ the hand-written kernel with and without the generated kernel's load hint and ex
 allocated per call or not, against the generated kernel of the same form), rowstate (the 256x65536 row sum's
 shipped row and tuned winner with torch: run before and after harness.py mem), lnshare (layernorm
 8192x1024, the hand-written kernel beside the generated one with and without the resident row's evict-last
-hint, on a shared input and on private copies, and each alone),
+hint, on a shared input and on private copies, and each alone), rowpdl (the 256x65536 row sum as
+pieces and a merge kernel, with and without programmatic dependent launch),
 dump, maxnreg.
 """
 import importlib.util
@@ -3267,6 +3268,87 @@ def rowstate_probe():
         emit(kind="rowstate", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
 
 
+@triton.jit
+def _gdc(WAIT: tl.constexpr):
+    # Programmatic dependent launch (sm_90): WAIT blocks until the grid this one depends on has
+    # finished and its writes are visible; otherwise let the dependent grid launch now.
+    if WAIT:
+        tl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+    else:
+        tl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], dtype=tl.int32,
+                                  is_pure=False, pack=1)
+
+
+@triton.jit
+def _pdl_part(x, part, N, S: tl.constexpr, BLOCK: tl.constexpr, GDC: tl.constexpr):
+    # Program p sums piece p % S (BLOCK elements, N == S * BLOCK) of row p // S into part[p].
+    pid = tl.program_id(0)
+    if GDC:
+        _gdc(False)
+    offs = (pid // S).to(tl.int64) * N + (pid % S) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(part + pid, tl.sum(tl.load(x + offs, eviction_policy="evict_first"), 0))
+
+
+@triton.jit
+def _pdl_merge(part, y, M, S: tl.constexpr, RB: tl.constexpr, GDC: tl.constexpr):
+    # y[r] = a fixed tree over part[r, 0:S] for RB rows per program.
+    if GDC:
+        _gdc(True)
+    rows = tl.program_id(0) * RB + tl.arange(0, RB)
+    p = tl.load(part + rows[:, None] * S + tl.arange(0, S)[None, :], mask=rows[:, None] < M, other=0.0)
+    tl.store(y + rows, tl.sum(p, 1), mask=rows < M)
+
+
+def rowpdl_probe():
+    """256x65536 row sum as two kernels: S programs per row store their pieces' sums, then a second
+    kernel merges each row's S partials in a fixed tree (deterministic, no atomic, no fence). With
+    programmatic dependent launch the merge grid is resident before the first grid ends and waits in
+    griddepcontrol.wait, so only the wait's release and one read of the partials follow the last
+    piece. Against the shipped row (bind), the partials alone (a ceiling, not a row sum) and torch,
+    in rotating rounds ($ROUNDS, default 8); every row sum checked against f64 and for identical
+    bits over repeated launches."""
+    rounds = int(os.environ.get("ROUNDS", 8))
+    M, N = 256, 65536
+    m = load("row_sum")
+    x = torch.randn(M, N, device="cuda")
+    ref = x.double().sum(1)
+    y0 = torch.full((M,), float("nan"), device="cuda")
+    fns = {"torch": lambda: x.sum(1),
+           "shipped": m.bind(dict(NUM_WARPS=16, OWN_M=1, RED_N=8192, SPLIT=1), x, y0)}
+    checks = {"shipped": (fns["shipped"], y0)}
+    for S, w, rb, mw in [(16, 8, 32, 4), (32, 8, 32, 4), (32, 4, 32, 4), (64, 4, 16, 4), (32, 8, 256, 8)]:
+        blk = N // S
+        part = torch.empty(M * S, device="cuda")
+        tag = f"S{S} w{w} RB{rb}"
+        fns[f"parts {tag}"] = (lambda part=part, S=S, blk=blk, w=w:
+                               _pdl_part[(M * S,)](x, part, N, S=S, BLOCK=blk, GDC=False, num_warps=w))
+        for pdl in (False, True):
+            y = torch.full((M,), float("nan"), device="cuda")
+
+            def two(part=part, y=y, S=S, blk=blk, w=w, rb=rb, mw=mw, pdl=pdl):
+                _pdl_part[(M * S,)](x, part, N, S=S, BLOCK=blk, GDC=pdl, num_warps=w)
+                kw = dict(launch_pdl=True) if pdl else {}
+                _pdl_merge[(triton.cdiv(M, rb),)](part, y, M, S=S, RB=rb, GDC=pdl, num_warps=mw, **kw)
+            name = f"{'pdl' if pdl else 'two'} {tag}"
+            fns[name] = two
+            checks[name] = (two, y)
+    for name, (fn, y) in checks.items():
+        try:
+            fn()
+            torch.cuda.synchronize()
+        except Exception as e:  # e.g. a Triton without launch_pdl: the others still run
+            emit(kind="rowpdl_check", variant=name, error=repr(e)[:300])
+            del fns[name]
+            continue
+        bits = y.clone()
+        for _ in range(20):
+            fn()
+        same = bool(torch.equal(y.view(torch.int32), bits.view(torch.int32)))
+        emit(kind="rowpdl_check", variant=name, err=((y.double() - ref).norm() / ref.norm()).item(), repeat_same=same)
+    for k, (med, lo, hi) in rotating_rounds(fns, list(fns), M * N * 4 / 1e9, rounds=rounds).items():
+        emit(kind="rowpdl", shape=f"{M}x{N}", variant=k, TBps_median=med, TBps_min=lo, TBps_max=hi)
+
+
 def lnshare_probe():
     """Layernorm 8192x1024 (f32, f16): does a kernel's evict-last hint reach the kernels timed beside it
     on the same input? The hand-written kernel with the generated kernel (hint on the resident row) or
@@ -3325,7 +3407,7 @@ if __name__ == "__main__":
              "rowceiling": rowceiling_probe, "rowl2hint": rowl2hint_probe,
              "rowcluster": rowcluster_probe, "storesplit": storesplit_probe,
              "launchpaths": launchpaths_probe, "lnbisect": lnbisect_probe,
-             "rowstate": rowstate_probe, "lnshare": lnshare_probe}
+             "rowstate": rowstate_probe, "lnshare": lnshare_probe, "rowpdl": rowpdl_probe}
     unknown = [w for w in which if w not in modes]
     if unknown:
         sys.exit("probe.py: unknown mode(s) %s; modes: %s, dump, maxnreg" % (", ".join(unknown), ", ".join(modes)))
