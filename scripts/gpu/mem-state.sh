@@ -9,22 +9,19 @@
 export INTENT_CACHE_DIR=/tmp/icache
 BUDGET=${BUDGET:-580}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
+. "$(dirname "$0")/step.sh"
 if [ -n "$PRE" ]; then
-  timeout 150 python3 scripts/gpu/probe.py .gpu-artifacts $PRE > "$OUT/pre.txt" 2>&1; echo "pre ($PRE) rc=$? t=$SECONDS"
-  [ -f "$OUT/probe.json" ] && mv "$OUT/probe.json" "$OUT/pre.json"
+  step pre 150 python3 scripts/gpu/probe.py .gpu-artifacts $PRE
   grep -v "^$" "$OUT/pre.txt" | cut -c1-200 | tail -40
 fi
 if [ -z "$ANY_GPU" ] && ! nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
   echo "not an H200: nothing more run"; exit 3
 fi
 rowstate() {  # rowstate NAME
-  ROUNDS=6 timeout 90 python3 scripts/gpu/probe.py .gpu-artifacts rowstate > "$OUT/$1.txt" 2>&1
-  echo "$1 rc=$? t=$SECONDS"
-  [ -f "$OUT/probe.json" ] && mv "$OUT/probe.json" "$OUT/$1.json"
+  ROUNDS=6 step "$1" 90 python3 scripts/gpu/probe.py .gpu-artifacts rowstate
   grep "kind=rowstate" "$OUT/$1.txt" | cut -c1-200
 }
 rowstate rowstate0
-timeout $((BUDGET - 100 - SECONDS)) python3 scripts/gpu/harness.py .gpu-artifacts mem > "$OUT/mem.txt" 2>&1
-echo "mem rc=$? t=$SECONDS"
+step mem $((BUDGET - 100 - SECONDS)) python3 scripts/gpu/harness.py .gpu-artifacts mem
 grep -v "^$" "$OUT/mem.txt" | cut -c1-220 | tail -60
 rowstate rowstate1

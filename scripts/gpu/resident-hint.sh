@@ -13,12 +13,11 @@
 # Outputs: $OUT/<step>.txt and <step>.json (probe rows) or results-mem.json (harness).
 export INTENT_CACHE_DIR=/tmp/icache
 BUDGET=${BUDGET:-560}
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader)
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader
-step() {  # step NAME SECONDS COMMAND...: runs COMMAND into $OUT/NAME.txt, keeps probe.json as NAME.json
-  local name=$1 limit=$2; shift 2
-  timeout "$limit" "$@" > "$OUT/$name.txt" 2>&1; echo "$name rc=$? t=$SECONDS"
-  [ -f "$OUT/probe.json" ] && mv "$OUT/probe.json" "$OUT/$name.json"
+. "$(dirname "$0")/step.sh"
+shown() {  # shown NAME SECONDS COMMAND...: step, then the timing rows of $OUT/NAME.txt
+  local name=$1
+  step "$@"
   grep -v "^$" "$OUT/$name.txt" | grep -v "_check\|_winner\|-winner" | sed 's/ shape=8192x1024//; s/kind=//' \
     | cut -c1-150 | tail -"${TAIL:-30}"
 }
@@ -28,11 +27,11 @@ if [ "${PART:-probe}" = harness ]; then
       rm -rf ".gpu-artifacts/$c/triton" && cp -r ".gpu-artifacts/${c}_new/triton" ".gpu-artifacts/$c/triton"
     done
   fi
-  TAIL=60 step mem $((BUDGET - 10 - SECONDS)) python3 scripts/gpu/harness.py .gpu-artifacts mem
+  TAIL=60 shown mem $((BUDGET - 10 - SECONDS)) python3 scripts/gpu/harness.py .gpu-artifacts mem
   exit 0
 fi
-LNB_FORMS=${LNB_FORMS:-4m1,4m2,8m4} ROUNDS=6 TAIL=40 step lnbisect 200 python3 scripts/gpu/probe.py .gpu-artifacts lnbisect
-AB_NEW=_new AB_OLD= ROUNDS=6 step ab 200 python3 scripts/gpu/probe.py .gpu-artifacts ab
+LNB_FORMS=${LNB_FORMS:-4m1,4m2,8m4} ROUNDS=6 TAIL=40 shown lnbisect 200 python3 scripts/gpu/probe.py .gpu-artifacts lnbisect
+AB_NEW=_new AB_OLD= ROUNDS=6 shown ab 200 python3 scripts/gpu/probe.py .gpu-artifacts ab
 python3 - "$OUT/lnbisect.json" "$OUT/ab.json" > "$OUT/decision.txt" <<'PY'
 import json, math, sys
 rows = [r for r in json.load(open(sys.argv[1])) if r["kind"] == "lnbisect_check"]
